@@ -1,0 +1,71 @@
+/**
+ * createApp(ctx) → the HTTP surface. Pure: importing or calling it starts nothing (no timers,
+ * no listeners), so tests build one per case on `:memory:`.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { Scalar } from "@scalar/hono-api-reference";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import type { AppContext } from "./context.js";
+import type { AppEnv } from "./http/env.js";
+import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
+import { adminAuth, bearerAuth, requestLog } from "./http/middleware.js";
+import { registerAuth } from "./modules/auth/auth.handlers.js";
+import { SandboxError } from "./platform/errors.js";
+import { registerSandbox } from "./sandbox/sandbox.handlers.js";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Each area adds its routes here, in one line. */
+const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [registerAuth, registerSandbox];
+
+export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+  app.use(requestId({ headerName: "X-Request-Id" }));
+  app.use(requestLog(ctx.logger));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new SandboxError("PAYLOAD_TOO_LARGE", "Request body too large (limit 1 MiB)");
+      },
+    }),
+  );
+  app.use("/_sandbox/*", async (c, next) => {
+    // health stays open so container health checks need no secret
+    if (c.req.path === "/_sandbox/health") return next();
+    return adminAuth(ctx.config.adminToken)(c, next);
+  });
+  app.use(bearerAuth(ctx.auth));
+
+  for (const register of MODULES) register(app, ctx);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    bearerFormat: "JWT",
+    description: "From POST /api/v1/auth (the `token` field, with or without its `Bearer ` prefix)",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "SANDBOX_ADMIN_TOKEN, only when it is set",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "paysandbox",
+      version: "0.1.0",
+      description:
+        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane.",
+    },
+    security: [{ BearerAuth: [] }],
+  });
+  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "paysandbox API" }));
+  app.get("/", (c) => c.json({ name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" }));
+
+  app.notFound(notFoundHandler);
+  app.onError(errorHandler(ctx.logger));
+  return app;
+}

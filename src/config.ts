@@ -1,0 +1,81 @@
+/**
+ * Settings (CONTRACT §1). The only file that reads process.env / argv (house style 8):
+ * parsed once by zod, a bad value fails fast with a message naming the setting.
+ */
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { parseInstant } from "./platform/clock.js";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** Each setting: env var, flag, and its schema. The README's settings table mirrors this list. */
+export const SETTINGS = {
+  port: { env: "PORT", flag: "port", schema: z.coerce.number().int().min(0).max(65535).default(8080) },
+  host: { env: "HOST", flag: "host", schema: z.string().min(1).default("0.0.0.0") },
+  db: { env: "SANDBOX_DB", flag: "db", schema: z.string().min(1).default("./data/sandbox.db") },
+  scenarios: { env: "SANDBOX_SCENARIO", flag: "scenario", schema: z.array(z.string().min(1)).default([]) },
+  publicUrl: { env: "SANDBOX_PUBLIC_URL", flag: "public-url", schema: z.url({ protocol: /^https?$/ }).optional() },
+  timeScale: { env: "SANDBOX_TIME_SCALE", flag: "time-scale", schema: z.coerce.number().positive().max(1_000_000).default(1) },
+  startTime: {
+    env: "SANDBOX_START_TIME",
+    flag: "start-time",
+    schema: z
+      .string()
+      .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
+      .transform((s) => parseInstant(s) as number)
+      .optional(),
+  },
+  adminToken: { env: "SANDBOX_ADMIN_TOKEN", flag: "admin-token", schema: z.string().min(1).optional() },
+  logLevel: { env: "LOG_LEVEL", flag: "log-level", schema: z.enum(LOG_LEVELS).default("info") },
+  tokenTtlDays: {
+    env: "SANDBOX_TOKEN_TTL_DAYS",
+    flag: "token-ttl-days",
+    schema: z.coerce.number().int().min(1).max(36500).default(90),
+  },
+  maxRetries: { env: "SANDBOX_MAX_RETRIES", flag: "max-retries", schema: z.coerce.number().int().min(1).max(100).default(3) },
+} as const;
+
+type Settings = typeof SETTINGS;
+export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & {
+  /** Base of every URL the sandbox hands out; resolved against the bound port at start. */
+  publicUrl: string | undefined;
+};
+
+export class ConfigError extends Error {}
+
+/** Parses flags (winning) over env vars. Throws ConfigError naming the first bad setting. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Config {
+  const options = Object.fromEntries(
+    Object.values(SETTINGS).map((s) => [s.flag, { type: "string" as const, multiple: s.flag === "scenario" }]),
+  );
+  let flags: Record<string, string | string[] | undefined>;
+  try {
+    flags = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }).values as typeof flags;
+  } catch (err) {
+    throw new ConfigError((err as Error).message);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS)) {
+    const fromFlag = flags[s.flag];
+    const fromEnv = env[s.env] === "" ? undefined : env[s.env];
+    let raw: unknown = fromFlag ?? fromEnv;
+    if (key === "scenarios" && typeof raw === "string")
+      raw = raw
+        .split(",")
+        .map((p) => p.trim())
+        .filter(Boolean);
+    const parsed = (s.schema as z.ZodType).safeParse(raw);
+    if (!parsed.success) {
+      const source = fromFlag !== undefined ? `--${s.flag}` : s.env;
+      const issue = parsed.error.issues[0]?.message ?? "invalid value";
+      throw new ConfigError(`Invalid setting ${source} (${s.env} / --${s.flag}): ${issue}; got ${JSON.stringify(raw)}`);
+    }
+    out[key] = parsed.data;
+  }
+  return out as Config;
+}
+
+/** A config for tests and embedders: defaults, in memory, with overrides. */
+export function defaultConfig(overrides: Partial<Config> = {}): Config {
+  return { ...parseConfig([], {}), db: ":memory:", ...overrides };
+}

@@ -1,0 +1,6 @@
+export * from "./cards.js";
+export * from "./idempotency.js";
+export * from "./merchants.js";
+export * from "./sandbox.js";
+export * from "./transactions.js";
+export * from "./webhooks.js";

@@ -1,0 +1,53 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * Every money movement: card payments, one-click charges, subscription charges (and later
+ * payouts and APM). Card data is the BIN, last 4, expiry and holder only — never the number
+ * or the CVV. `cardProfile` names the outcome profile the outcome engine resolved.
+ */
+export const transactions = sqliteTable(
+  "transactions",
+  {
+    id: text("id").primaryKey(),
+    merchantKey: text("merchant_key").notNull(),
+    kind: text("kind").notNull(),
+    requestId: text("request_id"),
+    status: text("status").notNull(),
+    declineCode: integer("decline_code"),
+    cardBin: text("card_bin"),
+    cardLast4: text("card_last4"),
+    cardExpMonth: text("card_exp_month"),
+    cardExpYear: text("card_exp_year"),
+    cardHolder: text("card_holder"),
+    cardBrand: text("card_brand"),
+    cardProfile: text("card_profile"),
+    tokenId: text("token_id"),
+    subscriptionId: text("subscription_id"),
+    orderCurrency: text("order_currency").notNull(),
+    orderAmount: integer("order_amount").notNull(),
+    processedCurrency: text("processed_currency").notNull(),
+    processedAmount: integer("processed_amount").notNull(),
+    /** Decimal string, processed per order unit; "1" when no conversion. */
+    conversionRate: text("conversion_rate").notNull(),
+    threeDs: integer("three_ds", { mode: "boolean" }).notNull().default(false),
+    lang: text("lang"),
+    callbackUrl: text("callback_url"),
+    successRedirectUrl: text("success_redirect_url"),
+    failureRedirectUrl: text("failure_redirect_url"),
+    billingDetails: text("billing_details", { mode: "json" }).$type<Record<string, unknown>>(),
+    orderData: text("order_data", { mode: "json" }).$type<Record<string, unknown>>(),
+    device: text("device", { mode: "json" }).$type<Record<string, unknown>>(),
+    metadata: text("metadata", { mode: "json" }).$type<Record<string, string>>(),
+    /** Virtual ms at which a waiting transaction resolves by itself (challenge timeout, completeAfter). */
+    dueAt: integer("due_at"),
+    dueStatus: text("due_status"),
+    dueDeclineCode: integer("due_decline_code"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("transactions_merchant_idx").on(t.merchantKey, t.createdAt),
+    index("transactions_due_idx").on(t.dueAt),
+    index("transactions_subscription_idx").on(t.subscriptionId),
+  ],
+);

@@ -1,0 +1,52 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/**
+ * The transactional outbox (house style 6) and the delivery journal in one: a row is written in
+ * the same database transaction as the status change it reports; the dispatcher only reads it.
+ * `seq` orders deliveries; `orderKey` (transaction or subscription id) keeps one resource's
+ * deliveries in the order of its changes.
+ */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    seq: integer("seq").primaryKey({ autoIncrement: true }),
+    id: text("id").notNull().unique(),
+    merchantKey: text("merchant_key").notNull(),
+    kind: text("kind").notNull(),
+    orderKey: text("order_key").notNull(),
+    transactionId: text("transaction_id"),
+    subscriptionId: text("subscription_id"),
+    eventStatus: text("event_status").notNull(),
+    url: text("url").notNull(),
+    headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    body: text("body").notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    attemptCount: integer("attempt_count").notNull().default(0),
+    nextAttemptAt: integer("next_attempt_at"),
+    /** Virtual ms an attempt started and has not yet been recorded; set across a crash. */
+    inFlightSince: integer("in_flight_since"),
+    replayOf: text("replay_of"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("webhook_due_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_order_idx").on(t.orderKey, t.seq),
+    index("webhook_tx_idx").on(t.transactionId),
+    index("webhook_sub_idx").on(t.subscriptionId),
+  ],
+);
+
+export const webhookAttempts = sqliteTable(
+  "webhook_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    deliveryId: text("delivery_id").notNull(),
+    n: integer("n").notNull(),
+    at: integer("at").notNull(),
+    httpStatus: integer("http_status"),
+    error: text("error"),
+    durationMs: integer("duration_ms"),
+  },
+  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.n)],
+);

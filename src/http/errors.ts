@@ -1,0 +1,65 @@
+/**
+ * One envelope for every error (CONTRACT §3): `{ errorMessage }` with the status of the
+ * error's code. Three tiers (Unkey's onError): ours, Hono's HTTPException, unknown → 500 + log.
+ */
+import type { Hook } from "@hono/zod-openapi";
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { badRequest, SandboxError } from "../platform/errors.js";
+import type { AppEnv } from "./env.js";
+
+export const errorBody = (message: string) => ({ errorMessage: message });
+
+/** `billingDetails.email`, `order.items[0].name`. */
+export function fieldPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const p of path) {
+    if (typeof p === "number") out += `[${p}]`;
+    else out += out ? `.${String(p)}` : String(p);
+  }
+  return out;
+}
+
+/** The first zod issue as the interface's `Missing required field: x` / `Invalid field: x`. */
+export function zodToSandboxError(error: z.ZodError, target: string): SandboxError {
+  const issue = error.issues[0];
+  if (!issue) return badRequest("Invalid request");
+  let path = issue.path;
+  if (issue.code === "unrecognized_keys") path = [...path, issue.keys[0] ?? ""];
+  const name = fieldPath(path) || (target === "json" ? "body" : target);
+  const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+  return badRequest(`${missing ? "Missing required field" : "Invalid field"}: ${name}`);
+}
+
+/** OpenAPIHono defaultHook: validation failures go through the same envelope. */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
+  if (!result.success) {
+    const err = zodToSandboxError(result.error as z.ZodError, result.target);
+    return c.json(errorBody(err.message), 400);
+  }
+};
+
+export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
+  return (err, c) => {
+    if (err instanceof SandboxError) return c.json(errorBody(err.message), err.status);
+    if (err instanceof HTTPException) {
+      const status = err.status;
+      const message =
+        status === 400 && /JSON/i.test(err.message)
+          ? "Malformed JSON in request body"
+          : status === 413
+            ? "Request body too large (limit 1 MiB)"
+            : status === 415
+              ? "Unsupported Media Type: send Content-Type: application/json"
+              : err.message || "Request refused";
+      return c.json(errorBody(message), status);
+    }
+    logger.error({ err, path: c.req.path, requestId: c.get("requestId") }, "unhandled error");
+    return c.json(errorBody("Internal sandbox error"), 500);
+  };
+}
+
+export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) =>
+  c.json(errorBody(`Not found: ${c.req.method} ${c.req.path}`), 404);

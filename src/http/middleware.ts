@@ -1,0 +1,48 @@
+import type { MiddlewareHandler } from "hono";
+import type { Logger } from "pino";
+import type { AuthService } from "../modules/auth/auth.service.js";
+import { safeEqual } from "../platform/crypto.js";
+import { unauthorized } from "../platform/errors.js";
+import type { AppEnv } from "./env.js";
+import { GATEWAY_PREFIXES, PUBLIC_GATEWAY_PATHS } from "./gateway.js";
+
+/** Resolves the merchant from the bearer token for every gateway route but the public ones. */
+export function bearerAuth(auth: AuthService): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const path = c.req.path;
+    const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(`${p}/`));
+    if (prefix && !PUBLIC_GATEWAY_PATHS.has(path.slice(prefix.length))) {
+      c.set("merchant", await auth.authenticate(c.req.header("authorization")));
+    }
+    await next();
+  };
+}
+
+/** Protects /_sandbox/* with SANDBOX_ADMIN_TOKEN when it is set (CONTRACT §4). */
+export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (token) {
+      const header = c.req.header("authorization") ?? "";
+      const given = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? "";
+      if (!safeEqual(given, token)) throw unauthorized("Admin token required: Authorization: Bearer <SANDBOX_ADMIN_TOKEN>");
+    }
+    await next();
+  };
+}
+
+/**
+ * One log line per request: method, path, status, ms, request id. Bodies are never logged,
+ * so card numbers and CVVs cannot reach the log.
+ */
+export function requestLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const start = performance.now();
+    await next();
+    const ms = Math.round((performance.now() - start) * 10) / 10;
+    const status = c.res.status;
+    const line = { reqId: c.get("requestId"), method: c.req.method, path: c.req.path, status, ms };
+    const msg = `${c.req.method} ${c.req.path} ${status} ${ms}ms`;
+    if (status >= 500) logger.error(line, msg);
+    else logger.info(line, msg);
+  };
+}

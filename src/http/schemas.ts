@@ -1,0 +1,27 @@
+import { z } from "@hono/zod-openapi";
+
+/** The error body of every 4xx/5xx (CONTRACT §3). */
+export const ErrorSchema = z.object({ errorMessage: z.string() }).openapi("Error");
+
+export const errorResponses = (...codes: Array<400 | 401 | 404 | 409 | 413>) =>
+  Object.fromEntries(
+    codes.map((code) => [
+      code,
+      { description: ERROR_DESCRIPTIONS[code], content: { "application/json": { schema: ErrorSchema } } },
+    ]),
+  );
+
+const ERROR_DESCRIPTIONS = {
+  400: "Invalid request: `Missing required field: x` or `Invalid field: x`",
+  401: "Missing, malformed or expired credentials",
+  404: "Not found",
+  409: "Conflict (requestId reused with other parameters, or a state that no longer allows it)",
+  413: "Body over 1 MiB",
+} as const;
+
+/** A JSON request body that must be present (so a missing or non-JSON body is a 400, not ignored). */
+export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
+  required: true,
+  content: { "application/json": { schema } },
+  ...(description ? { description } : {}),
+});

@@ -1,0 +1,119 @@
+/**
+ * `paysandbox start [flags]`: parse config → open db → build the app → start croner + serve.
+ */
+import { serve } from "@hono/node-server";
+import { Cron } from "croner";
+import { createApp } from "./app.js";
+import { ConfigError, parseConfig } from "./config.js";
+import { createContext } from "./context.js";
+import { openDb } from "./db/client.js";
+import { createLogger } from "./logger.js";
+import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
+import { SandboxError } from "./platform/errors.js";
+import { ClockStore } from "./sandbox/clock-store.js";
+
+const USAGE = `usage: paysandbox start [--port N] [--host H] [--db FILE|:memory:] [--scenario FILE ...]
+                       [--public-url URL] [--time-scale N] [--start-time ISO] [--admin-token T]
+                       [--log-level L] [--token-ttl-days N] [--max-retries N]`;
+
+export async function main(argv: string[]): Promise<void> {
+  const [command = "start", ...rest] = argv[0]?.startsWith("-") ? ["start", ...argv] : argv;
+  if (command === "help" || command === "--help") {
+    console.log(USAGE);
+    return;
+  }
+  if (command !== "start") {
+    console.error(`unknown command: ${command}\n${USAGE}`);
+    process.exit(2);
+  }
+  let config: ReturnType<typeof parseConfig>;
+  try {
+    config = parseConfig(rest, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`paysandbox: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  const logger = createLogger(config.logLevel);
+  const db = openDb(config.db);
+  const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
+  const persisted = new ClockStore(db, clock).load();
+  if (persisted !== undefined) clock.resetTo(persisted);
+
+  let boundPort = config.port;
+  const ctx = createContext({
+    config,
+    clock,
+    db,
+    logger,
+    publicUrl: () => config.publicUrl ?? `http://localhost:${boundPort}`,
+  });
+  try {
+    for (const file of config.scenarios) ctx.scenarios.loadFile(file);
+  } catch (err) {
+    console.error(`paysandbox: ${err instanceof SandboxError ? err.message : String(err)}`);
+    db.$client.close();
+    process.exit(2);
+  }
+  ctx.clockStore.save();
+  const app = createApp(ctx);
+
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    boundPort = info.port;
+    logger.info(
+      { port: info.port, db: config.db, now: toIso(clock.nowMs()), scale: clock.scale },
+      `paysandbox listening on http://${config.host}:${info.port} (public ${ctx.publicUrl()}; virtual time ${toIso(clock.nowMs())})`,
+    );
+  });
+  server.on("error", (err) => {
+    console.error(`paysandbox: cannot listen on ${config.host}:${config.port}: ${err.message}`);
+    process.exit(1);
+  });
+
+  // Once a real second: run what virtual time has made due, and persist the clock.
+  const cron = new Cron("* * * * * *", { protect: true }, async () => {
+    try {
+      await ctx.work.runUntil();
+      ctx.clockStore.save();
+    } catch (err) {
+      logger.error({ err }, "background work failed");
+    }
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal}: shutting down`);
+    const force = setTimeout(() => process.exit(0), 1500);
+    force.unref();
+    cron.stop();
+    const s = server as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
+    s.close(() => undefined);
+    s.closeAllConnections?.();
+    ctx.work
+      .idle()
+      .catch(() => undefined)
+      .finally(() => {
+        try {
+          ctx.clockStore.save();
+          db.$client.close();
+        } finally {
+          process.exit(0);
+        }
+      });
+  };
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+const invoked = process.argv[1] ?? "";
+if (/(main|paysandbox)(\.[cm]?[jt]s)?$/.test(invoked)) {
+  main(process.argv.slice(2)).catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

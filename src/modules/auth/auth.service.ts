@@ -1,0 +1,73 @@
+/**
+ * Bearer tokens (interface §4.15, §5; CONTRACT §3): a JWT signed with `hono/jwt` (HS256) and
+ * a per-instance secret kept in the database, valid 30 days of virtual time.
+ */
+import { eq } from "drizzle-orm";
+import { sign, verify } from "hono/jwt";
+import type { Db } from "../../db/client.js";
+import { sandboxState } from "../../db/schema/index.js";
+import type { Clock } from "../../platform/clock.js";
+import { randomSecret, safeEqual } from "../../platform/crypto.js";
+import { unauthorized } from "../../platform/errors.js";
+import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
+
+export const TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+const SECRET_KEY = "jwt_secret";
+const CACHE_LIMIT = 10_000;
+
+export class AuthService {
+  private readonly secret: string;
+  /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
+  private readonly verified = new Map<string, { sub: string; expMs: number }>();
+
+  constructor(
+    db: Db,
+    private readonly clock: Clock,
+    private readonly merchants: MerchantService,
+  ) {
+    const row = db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
+    if (row) {
+      this.secret = row.value;
+    } else {
+      this.secret = randomSecret();
+      db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
+    }
+  }
+
+  /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
+  async issue(merchantKey: string, merchantSecret: string): Promise<{ merchantKey: string; token: string }> {
+    const m = this.merchants.byKey(merchantKey);
+    if (!m || !safeEqual(m.merchantSecret, merchantSecret)) throw unauthorized("Invalid merchant credentials");
+    const iat = Math.floor(this.clock.nowMs() / 1000);
+    const jwt = await sign({ sub: m.merchantKey, iat, exp: iat + TOKEN_TTL_SECONDS }, this.secret, "HS256");
+    return { merchantKey: m.merchantKey, token: `Bearer ${jwt}` };
+  }
+
+  /**
+   * Resolves an Authorization header to its merchant. Accepts `Bearer <jwt>` and the doubled
+   * `Bearer Bearer <jwt>`. Expiry is judged by the virtual clock, not the wall clock.
+   */
+  async authenticate(header: string | undefined): Promise<Merchant> {
+    if (!header) throw unauthorized("Missing Authorization header");
+    const match = /^Bearer\s+(?:Bearer\s+)?(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw unauthorized("Malformed Authorization header: expected Bearer <token>");
+    const jwt = match[1];
+    let claims = this.verified.get(jwt);
+    if (!claims) {
+      let payload: Record<string, unknown>;
+      try {
+        payload = await verify(jwt, this.secret, { alg: "HS256", exp: false, nbf: false, iat: false });
+      } catch {
+        throw unauthorized("Invalid access token");
+      }
+      if (typeof payload.sub !== "string" || typeof payload.exp !== "number") throw unauthorized("Invalid access token");
+      claims = { sub: payload.sub, expMs: payload.exp * 1000 };
+      if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
+      this.verified.set(jwt, claims);
+    }
+    if (this.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
+    const merchant = this.merchants.byKey(claims.sub);
+    if (!merchant) throw unauthorized("Invalid access token");
+    return merchant;
+  }
+}

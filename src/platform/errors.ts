@@ -1,0 +1,52 @@
+/**
+ * The one error type of the sandbox (house style 4). Services throw it; the HTTP layer turns
+ * it into the interface's error body `{ errorMessage }` with the status its code maps to.
+ */
+export type ErrorCode =
+  | "BAD_REQUEST"
+  | "UNAUTHORIZED"
+  | "FORBIDDEN"
+  | "NOT_FOUND"
+  | "CONFLICT"
+  | "PAYLOAD_TOO_LARGE"
+  | "INTERNAL";
+
+export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 500 {
+  switch (code) {
+    case "BAD_REQUEST":
+      return 400;
+    case "UNAUTHORIZED":
+      return 401;
+    case "FORBIDDEN":
+      return 403;
+    case "NOT_FOUND":
+      return 404;
+    case "CONFLICT":
+      return 409;
+    case "PAYLOAD_TOO_LARGE":
+      return 413;
+    case "INTERNAL":
+      return 500;
+  }
+}
+
+export class SandboxError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "SandboxError";
+  }
+
+  get status() {
+    return statusOf(this.code);
+  }
+}
+
+export const missingField = (path: string) => new SandboxError("BAD_REQUEST", `Missing required field: ${path}`);
+export const invalidField = (path: string) => new SandboxError("BAD_REQUEST", `Invalid field: ${path}`);
+export const badRequest = (message: string) => new SandboxError("BAD_REQUEST", message);
+export const unauthorized = (message: string) => new SandboxError("UNAUTHORIZED", message);
+export const notFound = (message: string) => new SandboxError("NOT_FOUND", message);
+export const conflict = (message: string) => new SandboxError("CONFLICT", message);

@@ -1,0 +1,58 @@
+/**
+ * Typed access to the data in fixtures/ (house style 11: outcomes and tables are data).
+ * JSON is imported, so the build inlines it and the Docker image needs no fixtures folder.
+ */
+import apmMethods from "../../fixtures/apm-methods.json" with { type: "json" };
+import binTable from "../../fixtures/bin-table.json" with { type: "json" };
+import currencies from "../../fixtures/currencies.json" with { type: "json" };
+import declineCodes from "../../fixtures/decline-codes.json" with { type: "json" };
+import fxRates from "../../fixtures/fx-rates.json" with { type: "json" };
+import testCards from "../../fixtures/test-cards.json" with { type: "json" };
+
+export interface CurrencyInfo {
+  numeric: string;
+  digits: number;
+  name: string;
+}
+
+export interface DeclineCode {
+  code: number;
+  name: string;
+  message: string;
+}
+
+export interface BinRange {
+  from: string;
+  to: string;
+  brand: string | null;
+  type: string | null;
+  issuingBank: string | null;
+  country: string | null;
+}
+
+/** What a card does in each flow; `status` is a transaction status, `declineCode` from decline-codes. */
+export interface OutcomeSpec {
+  status: "SUCCEED" | "FAILED" | "CUSTOMER_VERIFICATION" | "PROCESSING" | "PENDING";
+  declineCode?: number;
+  /** ISO 8601 duration after which a PROCESSING/PENDING outcome completes by itself. */
+  completeAfter?: string;
+  /** The status a completed PROCESSING/PENDING outcome ends in (default SUCCEED). */
+  completeWith?: "SUCCEED" | "FAILED";
+}
+
+export interface TestCard {
+  number: string;
+  label: string;
+  payment: OutcomeSpec;
+  recurring: { first: OutcomeSpec; later: OutcomeSpec };
+  payout: OutcomeSpec;
+}
+
+export const CURRENCIES: Readonly<Record<string, CurrencyInfo>> = currencies;
+export const DECLINE_CODES: readonly DeclineCode[] = declineCodes;
+export const FX_RATES: Readonly<Record<string, number>> = fxRates;
+export const BIN_RANGES: readonly BinRange[] = binTable.ranges;
+export const TEST_CARDS: readonly TestCard[] = testCards as TestCard[];
+export const APM_METHODS = apmMethods;
+
+export const declineName = (code: number): string | undefined => DECLINE_CODES.find((d) => d.code === code)?.name;

@@ -1,0 +1,74 @@
+/**
+ * The control plane's domain (CONTRACT §4): reset, clock jumps and scenario loading. Reads
+ * have no side effects; everything a test could get by waiting it can get by asking.
+ */
+import { getTableName, is, sql } from "drizzle-orm";
+import { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { AppContext } from "../context.js";
+import { inTransaction } from "../db/client.js";
+import * as schema from "../db/schema/index.js";
+import { parseInstant, realNowMs, toIso } from "../platform/clock.js";
+import { addDuration, parseDuration } from "../platform/duration.js";
+import { badRequest, invalidField } from "../platform/errors.js";
+import type { RanCounts } from "../scheduler/due-work.js";
+
+/** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
+const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
+
+export class ControlService {
+  private readonly resetHooks: Array<() => void> = [];
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Services with in-memory state register here to drop it on reset. */
+  onReset(hook: () => void): void {
+    this.resetHooks.push(hook);
+  }
+
+  /** The instant reset puts the clock back to: SANDBOX_START_TIME, or the real time now. */
+  startTime(): number {
+    return this.ctx.config.startTime ?? realNowMs();
+  }
+
+  /**
+   * Drops every transaction, token, subscription and delivery; reloads the built-in merchant
+   * and the start scenario files; puts the clock back to its start.
+   */
+  async reset(): Promise<void> {
+    await this.ctx.work.idle();
+    const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable));
+    inTransaction(this.ctx.db, () => {
+      for (const t of tables) {
+        if (!KEPT_TABLES.has(getTableName(t))) this.ctx.db.run(sql`DELETE FROM ${t}`);
+      }
+    });
+    this.ctx.merchants.seedBuiltin();
+    for (const file of this.ctx.config.scenarios) this.ctx.scenarios.loadFile(file);
+    this.ctx.scenarios.changed();
+    this.ctx.clock.resetTo(this.startTime());
+    this.ctx.clockStore.save();
+    for (const hook of this.resetHooks) hook();
+  }
+
+  /** `{by: "P1D"}` or `{to: ISO}`; runs everything due on the way. Backwards → 400. */
+  async advance(input: { by?: string | undefined; to?: string | undefined }): Promise<{ now: string; ran: RanCounts }> {
+    const now = this.ctx.clock.nowMs();
+    let target: number;
+    if (input.by !== undefined && input.to !== undefined) throw badRequest("Give either by or to, not both");
+    if (input.by !== undefined) {
+      const d = parseDuration(input.by);
+      if (!d) throw invalidField("by");
+      target = addDuration(now, d);
+    } else if (input.to !== undefined) {
+      const t = parseInstant(input.to);
+      if (t === undefined) throw invalidField("to");
+      if (t < now) throw badRequest(`Invalid field: to (the clock cannot go backwards: now is ${toIso(now)})`);
+      target = t;
+    } else {
+      throw badRequest("Missing required field: by (or to)");
+    }
+    const ran = await this.ctx.work.runUntil(target);
+    this.ctx.clockStore.save();
+    return { now: toIso(this.ctx.clock.nowMs()), ran };
+  }
+}

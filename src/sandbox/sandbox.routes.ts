@@ -1,0 +1,74 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses, jsonBody } from "../http/schemas.js";
+
+const tags = ["Sandbox control plane"];
+const security = [{ AdminToken: [] }];
+
+export const HealthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
+export const ClockSchema = z.object({ now: z.string(), scale: z.number() }).openapi("Clock");
+export const AdvanceRequestSchema = z
+  .object({
+    by: z.string().optional().openapi({ description: "ISO 8601 duration, e.g. P1D, PT30M, P3M", example: "P1D" }),
+    to: z.string().optional().openapi({ description: "ISO 8601 instant to move to" }),
+  })
+  .openapi("ClockAdvanceRequest");
+export const AdvanceResponseSchema = z
+  .object({
+    now: z.string(),
+    ran: z.object({ ticks: z.number(), charges: z.number(), deliveries: z.number() }).catchall(z.number()),
+  })
+  .openapi("ClockAdvanceResponse");
+export const ScenarioLoadedSchema = z
+  .object({ name: z.string(), merchants: z.array(z.string()), cards: z.number(), rules: z.number() })
+  .openapi("ScenarioLoaded");
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const healthRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/health",
+  tags,
+  summary: "Ready once migrations and scenarios are loaded",
+  responses: { 200: json(HealthSchema, "Ready") },
+});
+
+export const resetRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/reset",
+  tags,
+  security,
+  summary: "Drop all transactions, tokens, subscriptions and deliveries; reload merchants and scenarios; clock to its start",
+  responses: { 200: json(z.object({ status: z.literal("reset"), now: z.string() }), "Reset done"), ...errorResponses(401) },
+});
+
+export const clockRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/clock",
+  tags,
+  security,
+  summary: "The virtual clock",
+  responses: { 200: json(ClockSchema, "Now and scale"), ...errorResponses(401) },
+});
+
+export const advanceRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/clock/advance",
+  tags,
+  security,
+  summary: "Move virtual time forward, running everything due on the way",
+  request: { body: jsonBody(AdvanceRequestSchema) },
+  responses: { 200: json(AdvanceResponseSchema, "Where the clock is now and what ran"), ...errorResponses(400, 401) },
+});
+
+export const loadScenarioRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/scenarios",
+  tags,
+  security,
+  summary: "Load a scenario document (CONTRACT §6) now",
+  request: { body: jsonBody(z.record(z.string(), z.unknown()).openapi("ScenarioDocument")) },
+  responses: { 200: json(ScenarioLoadedSchema, "Loaded"), ...errorResponses(400, 401) },
+});

@@ -1,0 +1,101 @@
+/**
+ * The scenario file format (CONTRACT §6). `merchants`, `fxRates`, `cards`, `rules` are the
+ * stable core; `steps` is accepted for `paysandbox run` and otherwise ignored; any other
+ * top-level key is an error so that a typo never loads silently.
+ */
+import { z } from "zod";
+import { parseDuration } from "../platform/duration.js";
+import { CURRENCIES, DECLINE_CODES } from "../platform/fixtures.js";
+
+export const luhnValid = (number: string): boolean => {
+  if (!/^\d{12,19}$/.test(number)) return false;
+  let sum = 0;
+  for (let i = 0; i < number.length; i++) {
+    let d = number.charCodeAt(number.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+};
+
+const currency = z.string().refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency");
+const declineCode = z
+  .number()
+  .int()
+  .refine((c) => DECLINE_CODES.some((d) => d.code === c), "unknown decline code (see fixtures/decline-codes.json)");
+const duration = z.string().refine((d) => parseDuration(d) !== undefined, "expected an ISO 8601 duration such as PT5M");
+
+export const outcomeSpecSchema = z
+  .object({
+    status: z.enum(["SUCCEED", "FAILED", "CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]),
+    declineCode: declineCode.optional(),
+    completeAfter: duration.optional(),
+    completeWith: z.enum(["SUCCEED", "FAILED"]).optional(),
+  })
+  .strict();
+
+export const scenarioMerchantSchema = z
+  .object({
+    merchantKey: z.string().min(1),
+    merchantSecret: z.string().min(1),
+    mid: z.string().min(1),
+    merchantId: z.number().int().positive(),
+    accountId: z.number().int().positive(),
+    processingCurrency: currency.nullable().optional(),
+    walletDomains: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const scenarioCardSchema = z
+  .object({
+    number: z.string().refine(luhnValid, "not a Luhn-valid card number"),
+    label: z.string().optional(),
+    payment: outcomeSpecSchema.optional(),
+    recurring: z.object({ first: outcomeSpecSchema.optional(), later: outcomeSpecSchema.optional() }).strict().optional(),
+    payout: outcomeSpecSchema.optional(),
+  })
+  .strict();
+
+export const scenarioRuleSchema = z
+  .object({
+    amount: z.string().regex(/^\d+(\.\d+)?$/, 'expected a major-unit amount string such as "13.37"'),
+    currency: currency.optional(),
+    status: outcomeSpecSchema.shape.status,
+    declineCode: declineCode.optional(),
+    completeAfter: duration.optional(),
+    completeWith: z.enum(["SUCCEED", "FAILED"]).optional(),
+  })
+  .strict();
+
+export const scenarioSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .regex(/^[\w.-]+$/, "letters, digits, '.', '_' and '-' only"),
+    description: z.string().optional(),
+    merchants: z.array(scenarioMerchantSchema).default([]),
+    fxRates: z.record(currency, z.number().positive()).default({}),
+    cards: z.array(scenarioCardSchema).default([]),
+    rules: z.array(scenarioRuleSchema).default([]),
+    steps: z.array(z.unknown()).optional(),
+  })
+  .strict();
+
+export type Scenario = z.output<typeof scenarioSchema>;
+export type ScenarioCard = z.output<typeof scenarioCardSchema>;
+export type ScenarioRule = z.output<typeof scenarioRuleSchema>;
+
+/** `merchants.0.mid: expected string` for each problem, for a human. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.map(String).join(".") || "(root)";
+      if (i.code === "unrecognized_keys") return `${path === "(root)" ? "" : `${path}.`}${i.keys.join(", ")}: unknown key`;
+      return `${path}: ${i.message}`;
+    })
+    .join("; ");
+}

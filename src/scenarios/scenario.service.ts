@@ -1,0 +1,89 @@
+/**
+ * Loads scenario documents (YAML or JSON; files at start, bodies at run time), validates
+ * them, adds their merchants and keeps the whole document for the outcome engine and FX.
+ */
+import { readFileSync } from "node:fs";
+import { asc } from "drizzle-orm";
+import { parse as parseYaml } from "yaml";
+import { type Db, inTransaction } from "../db/client.js";
+import { scenarios } from "../db/schema/index.js";
+import type { MerchantService } from "../modules/merchants/merchants.service.js";
+import type { Clock } from "../platform/clock.js";
+import { badRequest } from "../platform/errors.js";
+import { describeIssues, type Scenario, scenarioSchema } from "./scenario.schema.js";
+
+export class ScenarioService {
+  private cached: Scenario[] | undefined;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly merchants: MerchantService,
+  ) {}
+
+  /** Validates and loads one document; all or nothing. Throws a 400 SandboxError naming the path. */
+  load(document: unknown, source: string): Scenario {
+    const parsed = scenarioSchema.safeParse(document);
+    if (!parsed.success) throw badRequest(`Invalid scenario (${source}): ${describeIssues(parsed.error)}`);
+    const scenario = parsed.data;
+    inTransaction(this.db, () => {
+      this.merchants.upsertMany(
+        scenario.merchants.map((m) => ({
+          ...m,
+          processingCurrency: m.processingCurrency ?? null,
+          source: scenario.name,
+        })),
+        "merchants",
+      );
+      this.db
+        .insert(scenarios)
+        .values({ name: scenario.name, document: scenario, source, loadedAt: this.clock.nowMs() })
+        .onConflictDoUpdate({ target: scenarios.name, set: { document: scenario, source, loadedAt: this.clock.nowMs() } })
+        .run();
+    });
+    this.changed();
+    return scenario;
+  }
+
+  /** Reads a `.yaml`/`.yml`/`.json` file and loads it. */
+  loadFile(path: string): Scenario {
+    let text: string;
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (err) {
+      throw badRequest(`Cannot read scenario file ${path}: ${(err as Error).message}`);
+    }
+    return this.load(parseDocument(text, path), path);
+  }
+
+  /** Every loaded scenario, in load order. Cached; reloaded after a change. */
+  all(): Scenario[] {
+    this.cached ??= this.db
+      .select()
+      .from(scenarios)
+      .orderBy(asc(scenarios.loadedAt), asc(scenarios.name))
+      .all()
+      .map((r) => r.document as Scenario);
+    return this.cached;
+  }
+
+  /** Called after every load and reset, so derived caches (outcome engine, FX) rebuild. */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  changed(): void {
+    this.cached = undefined;
+    for (const l of this.listeners) l();
+  }
+}
+
+/** Parses YAML (a superset of JSON) or JSON text into a document; a syntax error is a 400. */
+export function parseDocument(text: string, source: string): unknown {
+  try {
+    return source.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+  } catch (err) {
+    throw badRequest(`Invalid scenario (${source}): cannot parse: ${(err as Error).message.split("\n")[0]}`);
+  }
+}

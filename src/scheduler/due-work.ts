@@ -1,0 +1,77 @@
+/**
+ * Everything that happens because time passes goes through here: scheduler ticks, webhook
+ * deliveries and retries, challenge timeouts, delayed completions. Each source is a DueWork;
+ * `runUntil(t)` runs whatever is due up to `t` in time order, moving the clock to each
+ * instant as it goes, so a jump over a year runs the same work, in the same order, as a year
+ * of waiting would (CONTRACT §3 Time, §4 clock/advance).
+ */
+import type { Clock } from "../platform/clock.js";
+
+export interface DueWork {
+  /** Counter names this source reports in `ran` (e.g. "deliveries"). */
+  readonly name: string;
+  /** The earliest virtual ms at which it has something to do, or undefined for nothing. */
+  nextDueAt(): number | undefined;
+  /** Does what is due at `now`; returns counts to add to `ran`. */
+  run(now: number): Promise<Record<string, number>> | Record<string, number>;
+}
+
+export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
+
+/** Safety net against a source that keeps reporting work it never does. */
+const MAX_STEPS = 5_000_000;
+
+export class DueWorkRunner {
+  private readonly sources: DueWork[] = [];
+  private chain: Promise<unknown> = Promise.resolve();
+  private pokeScheduled = false;
+
+  constructor(private readonly clock: Clock) {}
+
+  register(source: DueWork): void {
+    this.sources.push(source);
+  }
+
+  /**
+   * Runs all work due up to `target` (default: now), advancing the clock through each due
+   * instant and finally to `target`. Calls are serialized: one run at a time.
+   */
+  runUntil(target?: number): Promise<RanCounts> {
+    const run = this.chain.then(() => this.runSerial(target));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Asks for a run soon (coalesced): services call it after enqueuing work due now. */
+  poke(): void {
+    if (this.pokeScheduled) return;
+    this.pokeScheduled = true;
+    setImmediate(() => {
+      this.pokeScheduled = false;
+      void this.runUntil().catch(() => undefined);
+    });
+  }
+
+  /** Resolves when every run started so far has finished. */
+  idle(): Promise<unknown> {
+    return this.chain;
+  }
+
+  private async runSerial(target?: number): Promise<RanCounts> {
+    const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
+    const until = target ?? this.clock.nowMs();
+    for (let step = 0; step < MAX_STEPS; step++) {
+      let best: { source: DueWork; at: number } | undefined;
+      for (const source of this.sources) {
+        const at = source.nextDueAt();
+        if (at !== undefined && at <= until && (best === undefined || at < best.at)) best = { source, at };
+      }
+      if (!best) break;
+      if (best.at > this.clock.nowMs()) this.clock.advanceTo(best.at);
+      const counts = await best.source.run(this.clock.nowMs());
+      for (const [k, v] of Object.entries(counts)) ran[k] = (ran[k] ?? 0) + v;
+    }
+    if (until > this.clock.nowMs()) this.clock.advanceTo(until);
+    return ran;
+  }
+}
