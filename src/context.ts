@@ -7,6 +7,7 @@ import type { Config } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
 import type { Logger } from "./logger.js";
 import { AuthService } from "./modules/auth/auth.service.js";
+import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, randomIds } from "./platform/ids.js";
@@ -14,6 +15,7 @@ import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
+import { Outbox } from "./webhooks/outbox.js";
 
 export interface AppContext {
   config: Config;
@@ -29,6 +31,9 @@ export interface AppContext {
   scenarios: ScenarioService;
   auth: AuthService;
   control: ControlService;
+  idempotency: IdempotencyService;
+  /** Write side of the webhook outbox: enqueue inside the state change's transaction, then `work.poke()`. */
+  outbox: Outbox;
 }
 
 export interface ContextOptions {
@@ -49,11 +54,12 @@ export function createContext(opts: ContextOptions): AppContext {
   const scenarios = new ScenarioService(db, clock, merchants);
   const work = new DueWorkRunner(clock);
   const clockStore = new ClockStore(db, clock);
+  const ids = opts.ids ?? randomIds;
   const ctx: AppContext = {
     config,
     db,
     clock,
-    ids: opts.ids ?? randomIds,
+    ids,
     logger,
     publicUrl: opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`),
     work,
@@ -62,6 +68,8 @@ export function createContext(opts: ContextOptions): AppContext {
     scenarios,
     auth: new AuthService(db, clock, merchants),
     control: undefined as unknown as ControlService,
+    idempotency: new IdempotencyService(db, clock),
+    outbox: new Outbox(db, clock, ids),
   };
   ctx.control = new ControlService(ctx);
   return ctx;

@@ -23,13 +23,19 @@ export function tempDbPath(): string {
   return join(mkdtempSync(join(tmpdir(), "paysandbox-")), "sandbox.db");
 }
 
-export async function startServer(opts: { args?: string[]; env?: Record<string, string>; dbPath?: string } = {}): Promise<RunningServer> {
+export async function startServer(
+  opts: { args?: string[]; env?: Record<string, string>; dbPath?: string } = {},
+): Promise<RunningServer> {
   const dbPath = opts.dbPath ?? tempDbPath();
-  const proc = spawn(process.execPath, ["bin/paysandbox.js", "start", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, ...(opts.args ?? [])], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: "info", ...opts.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const proc = spawn(
+    process.execPath,
+    ["bin/paysandbox.js", "start", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, ...(opts.args ?? [])],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: "info", ...opts.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   proc.stdout?.on("data", (d: Buffer) => {
     out += d.toString();
