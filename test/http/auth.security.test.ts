@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
+
+let s: TestSandbox;
+afterEach(() => s?.close());
+
+/** A gateway route behind the bearer middleware that exists in every build: an unknown card id. */
+const PROTECTED = "/api/v1/payments/card/status/tx_unknown";
+
+describe("bearer tokens", () => {
+  it("refuses wrong credentials with 401 Invalid merchant credentials", async () => {
+    s = makeSandbox();
+    for (const body of [
+      { merchantKey: BUILTIN.merchantKey, merchantSecret: "wrong" },
+      { merchantKey: "nobody", merchantSecret: BUILTIN.merchantSecret },
+    ]) {
+      const res = await s.http.post("/api/v1/auth").send(body);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ errorMessage: "Invalid merchant credentials" });
+    }
+  });
+
+  it.each([
+    ["no header", undefined],
+    ["not bearer", "Basic abc"],
+    ["empty bearer", "Bearer "],
+    ["garbage", "Bearer not.a.jwt"],
+    [
+      "wrong signature",
+      "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzYW5kYm94X21lcmNoYW50X2tleSIsImV4cCI6OTk5OTk5OTk5OX0.c2lnbmF0dXJl",
+    ],
+    ["alg none", "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiJzYW5kYm94X21lcmNoYW50X2tleSIsImV4cCI6OTk5OTk5OTk5OX0."],
+  ])("answers 401 for %s", async (_name, header) => {
+    s = makeSandbox();
+    const req = s.http.get(PROTECTED);
+    if (header !== undefined) req.set("Authorization", header);
+    const res = await req;
+    expect(res.status).toBe(401);
+    expect(typeof res.body.errorMessage).toBe("string");
+  });
+
+  it("accepts the token as issued and the doubled 'Bearer Bearer' form", async () => {
+    s = makeSandbox();
+    const token = await s.token();
+    for (const header of [token, `Bearer ${token}`, token.replace("Bearer ", "bearer ")]) {
+      const res = await s.http.get(PROTECTED).set("Authorization", header);
+      expect(res.status).not.toBe(401);
+    }
+  });
+
+  it("expires the token after 30 virtual days (advancing 31 days → 401)", async () => {
+    s = makeSandbox();
+    const token = await s.token();
+    await s.ctx.control.advance({ by: "P29DT23H" });
+    expect((await s.http.get(PROTECTED).set("Authorization", token)).status).not.toBe(401);
+    const adv = await s.http.post("/_sandbox/clock/advance").send({ by: "P2D" });
+    expect(adv.status).toBe(200);
+    const res = await s.http.get(PROTECTED).set("Authorization", token);
+    expect(res.status).toBe(401);
+    expect(res.body.errorMessage).toMatch(/expired/i);
+  });
+
+  it("does not accept a token of another sandbox instance", async () => {
+    s = makeSandbox();
+    const other = makeSandbox();
+    const foreign = await other.token();
+    other.close();
+    expect((await s.http.get(PROTECTED).set("Authorization", foreign)).status).toBe(401);
+  });
+
+  it("keeps the auth endpoint itself open and never echoes the secret", async () => {
+    s = makeSandbox();
+    const res = await s.http
+      .post("/api/v1/auth")
+      .send({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret });
+    expect(JSON.stringify(res.body)).not.toContain(BUILTIN.merchantSecret);
+  });
+});
+
+describe("admin token", () => {
+  it("protects /_sandbox/* when SANDBOX_ADMIN_TOKEN is set, except health", async () => {
+    s = makeSandbox({ config: { adminToken: "let-me-in" } });
+    expect((await s.http.get("/_sandbox/health")).status).toBe(200);
+    for (const [method, path] of [
+      ["get", "/_sandbox/clock"],
+      ["post", "/_sandbox/reset"],
+      ["post", "/_sandbox/clock/advance"],
+      ["post", "/_sandbox/scenarios"],
+    ] as const) {
+      const none = await s.http[method](path).send({});
+      expect(none.status, `${method} ${path}`).toBe(401);
+      const wrong = await s.http[method](path).set("Authorization", "Bearer nope").send({});
+      expect(wrong.status).toBe(401);
+    }
+    const ok = await s.http.get("/_sandbox/clock").set("Authorization", "Bearer let-me-in");
+    expect(ok.status).toBe(200);
+  });
+
+  it("leaves /_sandbox open when no admin token is set", async () => {
+    s = makeSandbox();
+    expect((await s.http.get("/_sandbox/clock")).status).toBe(200);
+  });
+});

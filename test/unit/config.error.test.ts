@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../src/config.js";
+
+describe("settings", () => {
+  it("has the CONTRACT §1 defaults", () => {
+    const c = parseConfig([], {});
+    expect(c).toMatchObject({
+      port: 8080,
+      host: "0.0.0.0",
+      db: "./data/sandbox.db",
+      scenarios: [],
+      timeScale: 1,
+      logLevel: "info",
+      tokenTtlDays: 90,
+      maxRetries: 3,
+    });
+    expect(c.publicUrl).toBeUndefined();
+    expect(c.adminToken).toBeUndefined();
+    expect(c.startTime).toBeUndefined();
+  });
+
+  it("reads env vars, and flags win", () => {
+    const c = parseConfig(["--port", "9000", "--scenario", "a.yaml", "--scenario", "b.json"], {
+      PORT: "7000",
+      HOST: "127.0.0.1",
+      SANDBOX_SCENARIO: "x.yaml,y.yaml",
+      SANDBOX_TIME_SCALE: "3600",
+      SANDBOX_START_TIME: "2027-01-01T00:00:00Z",
+      SANDBOX_PUBLIC_URL: "https://sandbox.example:8443",
+      SANDBOX_ADMIN_TOKEN: "s3cret",
+    });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: "127.0.0.1",
+      scenarios: ["a.yaml", "b.json"],
+      timeScale: 3600,
+      startTime: Date.UTC(2027, 0, 1),
+      publicUrl: "https://sandbox.example:8443",
+      adminToken: "s3cret",
+    });
+    expect(parseConfig([], { SANDBOX_SCENARIO: "x.yaml, y.yaml" }).scenarios).toEqual(["x.yaml", "y.yaml"]);
+  });
+
+  it.each([
+    [["--port", "70000"], {}, /--port/],
+    [[], { PORT: "eighty" }, /PORT/],
+    [[], { SANDBOX_TIME_SCALE: "0" }, /SANDBOX_TIME_SCALE/],
+    [[], { SANDBOX_TIME_SCALE: "-2" }, /SANDBOX_TIME_SCALE/],
+    [[], { SANDBOX_START_TIME: "last tuesday" }, /SANDBOX_START_TIME/],
+    [[], { SANDBOX_PUBLIC_URL: "not a url" }, /SANDBOX_PUBLIC_URL/],
+    [[], { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [[], { SANDBOX_MAX_RETRIES: "0" }, /SANDBOX_MAX_RETRIES/],
+    [[], { SANDBOX_TOKEN_TTL_DAYS: "1.5" }, /SANDBOX_TOKEN_TTL_DAYS/],
+    [["--nope"], {}, /nope/],
+  ] as const)("refuses %j %j naming the setting", (argv, env, name) => {
+    expect(() => parseConfig(argv, env)).toThrow(ConfigError);
+    expect(() => parseConfig(argv, env)).toThrow(name);
+  });
+});
