@@ -12,6 +12,9 @@ import { addDuration, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField } from "../platform/errors.js";
 import type { RanCounts } from "../scheduler/due-work.js";
 
+/** The recurring scheduler runs every 5 virtual minutes (interface §8). */
+export const SCHEDULER_TICK_MS = 5 * 60_000;
+
 /** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
 const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
 
@@ -68,6 +71,9 @@ export class ControlService {
       throw badRequest("Missing required field: by (or to)");
     }
     const ran = await this.ctx.work.runUntil(target);
+    // Every 5-minute scheduler boundary passed over counts as a tick, whether or not it had work
+    // (the scheduler itself wakes only where charges are due).
+    ran.ticks = Math.floor(target / SCHEDULER_TICK_MS) - Math.floor(now / SCHEDULER_TICK_MS);
     this.ctx.clockStore.save();
     return { now: toIso(this.ctx.clock.nowMs()), ran };
   }
