@@ -1,6 +1,7 @@
 /**
  * `paysandbox start [flags]`: parse config → open db → build the app → start croner + serve.
  */
+import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Cron } from "croner";
 import { createApp } from "./app.js";
@@ -110,8 +111,8 @@ export async function main(argv: string[]): Promise<void> {
   process.on("SIGTERM", () => stop("SIGTERM"));
 }
 
-const invoked = process.argv[1] ?? "";
-if (/(main|paysandbox)(\.[cm]?[jt]s)?$/.test(invoked)) {
+// Run directly (`tsx src/main.ts start`); the built dist/main.js loader calls main() itself.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   main(process.argv.slice(2)).catch((err) => {
     console.error(err);
     process.exit(1);
