@@ -11,13 +11,28 @@ import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { adminAuth, bearerAuth, requestLog } from "./http/middleware.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
+import { registerPayments } from "./modules/payments/payments.handlers.js";
+import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
+import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { SandboxError } from "./platform/errors.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
+import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
+import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
+import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Each area adds its routes here, in one line. */
-const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [registerAuth, registerSandbox];
+const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
+  registerAuth,
+  registerSandbox,
+  registerWebhooks,
+  registerPayments,
+  registerTokens,
+  registerSubscriptions,
+  registerThreeDs,
+  registerTransactionsControl,
+];
 
 export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

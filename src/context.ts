@@ -9,12 +9,20 @@ import type { Logger } from "./logger.js";
 import { AuthService } from "./modules/auth/auth.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
+import { FxRates } from "./modules/payments/fx.js";
+import { PaymentService } from "./modules/payments/payments.service.js";
+import { SubscriptionService } from "./modules/subscriptions/subscriptions.service.js";
+import { TokenService } from "./modules/tokens/tokens.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, randomIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
+import { TransactionCompletions } from "./sandbox/transactions.service.js";
+import { OutcomeEngine } from "./scenarios/outcome-engine.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
+import { SubscriptionScheduler } from "./scheduler/subscriptions.js";
+import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.js";
 import { Outbox } from "./webhooks/outbox.js";
 
 export interface AppContext {
@@ -34,6 +42,18 @@ export interface AppContext {
   idempotency: IdempotencyService;
   /** Write side of the webhook outbox: enqueue inside the state change's transaction, then `work.poke()`. */
   outbox: Outbox;
+  /** The webhook dispatcher (a DueWork): sends, retries, the journal and replay. */
+  webhooks: WebhookDispatcher;
+  /** The outcome engine: card number → profile, profile + flow + amount → outcome (CONTRACT §3, §6). */
+  outcomes: OutcomeEngine;
+  /** Card authorizations (payments, one-click and subscription charges), 3DS and completions. */
+  payments: PaymentService;
+  /** Card tokens and one-click charges (interface §4.1, §4.2). */
+  tokens: TokenService;
+  /** Recurring subscriptions; their scheduler is a DueWork on `work` (interface §4.5–§4.8). */
+  subscriptions: SubscriptionService;
+  /** POST /_sandbox/transactions/{id}/complete: each area registers the kinds it finishes. */
+  completions: TransactionCompletions;
 }
 
 export interface ContextOptions {
@@ -43,6 +63,8 @@ export interface ContextOptions {
   ids?: Ids;
   logger?: Logger;
   publicUrl?: () => string;
+  /** Webhook dispatcher settings (tests shorten the 10 s timeout). */
+  webhooks?: DispatcherOptions;
 }
 
 export function createContext(opts: ContextOptions): AppContext {
@@ -70,7 +92,22 @@ export function createContext(opts: ContextOptions): AppContext {
     control: undefined as unknown as ControlService,
     idempotency: new IdempotencyService(db, clock),
     outbox: new Outbox(db, clock, ids),
+    webhooks: new WebhookDispatcher(db, clock, ids, () => work.poke(), opts.webhooks),
+    outcomes: undefined as unknown as OutcomeEngine,
+    payments: undefined as unknown as PaymentService,
+    tokens: undefined as unknown as TokenService,
+    subscriptions: undefined as unknown as SubscriptionService,
+    completions: undefined as unknown as TransactionCompletions,
   };
+  // attempts a crash left in flight are recorded and rescheduled before anything runs
+  ctx.webhooks.recover();
+  work.register(ctx.webhooks);
+  ctx.outcomes = new OutcomeEngine(scenarios);
+  ctx.completions = new TransactionCompletions(db);
+  ctx.payments = new PaymentService({ ...ctx, fx: new FxRates(scenarios) });
+  ctx.tokens = new TokenService({ ...ctx, tokenTtlDays: config.tokenTtlDays });
+  ctx.subscriptions = new SubscriptionService({ ...ctx, maxRetries: config.maxRetries });
+  work.register(new SubscriptionScheduler(ctx.subscriptions, clock, () => work.poke()));
   ctx.control = new ControlService(ctx);
   return ctx;
 }

@@ -4,11 +4,12 @@
  * `ctx.work.poke()` after commit; the dispatcher only reads what was committed.
  */
 import type { Db } from "../db/client.js";
-import { webhookDeliveries } from "../db/schema/index.js";
 import type { Merchant } from "../modules/merchants/merchants.service.js";
 import type { Clock } from "../platform/clock.js";
+import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
 import { type CallbackKind, checksum } from "./signer.js";
+import { WebhooksRepo } from "./webhooks.repo.js";
 
 export interface EnqueueInput {
   merchant: Merchant;
@@ -27,51 +28,67 @@ export interface EnqueueInput {
   body: Record<string, unknown>;
 }
 
-/** `callbackUrl` with paymentMethod (and apmType) added to its query, keeping what it had. */
+/**
+ * `callbackUrl` with paymentMethod (and apmType) added to its query, keeping what it had
+ * (interface §6.1). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
+ */
 export function callbackTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
-  const u = new URL(callbackUrl);
+  let u: URL;
+  try {
+    u = new URL(callbackUrl);
+  } catch {
+    throw invalidField("callbackUrl");
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw invalidField("callbackUrl");
   u.searchParams.set("paymentMethod", paymentMethod);
   if (apmType) u.searchParams.set("apmType", apmType);
   return u.toString();
 }
 
 export class Outbox {
+  private readonly repo: WebhooksRepo;
+
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly clock: Clock,
     private readonly ids: Ids,
-  ) {}
+  ) {
+    this.repo = new WebhooksRepo(db);
+  }
 
-  /** Writes one pending delivery, due now. Returns its id, or undefined when there is no callbackUrl. */
+  /**
+   * Writes one pending delivery: due now, or, while an earlier delivery of its orderKey is still
+   * pending, with no due time (the dispatcher makes it due when that one settles).
+   * Returns its id, or undefined when there is no callbackUrl.
+   */
   enqueue(input: EnqueueInput): string | undefined {
     if (!input.callbackUrl) return undefined;
+    const url = callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType);
     const now = this.clock.nowMs();
     const id = this.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
-    this.db
-      .insert(webhookDeliveries)
-      .values({
-        id,
-        merchantKey: input.merchant.merchantKey,
-        kind: input.kind,
-        orderKey,
-        transactionId: input.transactionId ?? null,
-        subscriptionId: input.subscriptionId ?? null,
-        eventStatus: input.eventStatus,
-        url: callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType),
-        headers: {
-          "Content-Type": "application/json",
-          "X-Checksum": checksum(input.kind, input.body, input.merchant.merchantSecret),
-          "X-Sandbox-Delivery-Id": id,
-        },
-        body: JSON.stringify(input.body),
-        status: "pending",
-        attemptCount: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run();
+    const blocked = this.repo.hasPending(orderKey);
+    this.repo.insert({
+      id,
+      merchantKey: input.merchant.merchantKey,
+      kind: input.kind,
+      orderKey,
+      transactionId: input.transactionId ?? null,
+      subscriptionId: input.subscriptionId ?? null,
+      eventStatus: input.eventStatus,
+      url,
+      headers: {
+        "Content-Type": "application/json",
+        "X-Checksum": checksum(input.kind, input.body, input.merchant.merchantSecret),
+        "X-Sandbox-Delivery-Id": id,
+      },
+      body: JSON.stringify(input.body),
+      status: "pending",
+      attemptCount: 0,
+      nextAttemptAt: blocked ? null : now,
+      createdAt: now,
+      updatedAt: now,
+    });
     return id;
   }
 }

@@ -26,7 +26,11 @@ export const cardTokens = sqliteTable(
   (t) => [index("card_tokens_merchant_idx").on(t.merchantKey)],
 );
 
-/** Recurring subscriptions (interface §2.3, §3.2). `nextChargeAt` = 00:00 UTC of nextChargeDate. */
+/**
+ * Recurring subscriptions (interface §2.3, §3.2). `nextChargeAt` is when the scheduler next looks
+ * at the row: 00:00 UTC of nextChargeDate, or earlier, 00:00 UTC of the day after endDate, when the
+ * subscription ends first; null when nothing is due (paused, canceled, or a charge is waiting).
+ */
 export const subscriptions = sqliteTable(
   "subscriptions",
   {
@@ -41,6 +45,8 @@ export const subscriptions = sqliteTable(
     interval: integer("interval").notNull(),
     startDate: text("start_date").notNull(),
     endDate: text("end_date"),
+    /** Slot 0 of the charge schedule (startDate, moved to the next charge when the period changes). */
+    anchorDate: text("anchor_date"),
     nextChargeDate: text("next_charge_date"),
     nextChargeAt: integer("next_charge_at"),
     failureCount: integer("failure_count").notNull().default(0),

@@ -1,0 +1,1 @@
+ALTER TABLE `subscriptions` ADD `anchor_date` text;

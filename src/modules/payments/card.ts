@@ -1,0 +1,74 @@
+/**
+ * Card data at the edge (CONTRACT §3 test cards; house rule: numbers and CVVs are never stored
+ * or logged). A request's card is validated here and reduced to what may be kept: BIN, last 4,
+ * expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
+ */
+import type { Clock } from "../../platform/clock.js";
+import { invalidField } from "../../platform/errors.js";
+import { BIN_RANGES, type BinRange } from "../../platform/fixtures.js";
+import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
+import { luhnValid } from "../../scenarios/scenario.schema.js";
+
+export interface CardInput {
+  number: string;
+  expMonth: string;
+  expYear: string;
+  cvv?: string | undefined;
+  cardHolderName?: string | null | undefined;
+}
+
+/** What the sandbox keeps of a card. */
+export interface CardOnFile {
+  bin: string;
+  last4: string;
+  expMonth: string;
+  expYear: string;
+  holder: string | null;
+  brand: string | null;
+  profile: string;
+}
+
+const MONTH = /^(0[1-9]|1[0-2])$/;
+const YEAR = /^\d{4}$/;
+const CVV = /^\d{3,4}$/;
+
+/**
+ * Validates a request card and drops the number (interface §2.1; CONTRACT §3): a number that
+ * fails Luhn → `Invalid field: <path>.number`; expMonth not 01-12, expYear not YYYY or an expiry
+ * before the current virtual month → `<path>.expMonth` / `<path>.expYear`; a CVV not 3-4 digits
+ * → `<path>.cvv`. The card is valid through the last day of its expiry month (UTC).
+ */
+export function readCard(card: CardInput, outcomes: Pick<OutcomeEngine, "profileFor">, clock: Clock, path = "card"): CardOnFile {
+  const number = card.number;
+  if (typeof number !== "string" || !luhnValid(number)) throw invalidField(`${path}.number`);
+  if (typeof card.expMonth !== "string" || !MONTH.test(card.expMonth)) throw invalidField(`${path}.expMonth`);
+  if (typeof card.expYear !== "string" || !YEAR.test(card.expYear)) throw invalidField(`${path}.expYear`);
+  if (card.cvv !== undefined && (typeof card.cvv !== "string" || !CVV.test(card.cvv))) throw invalidField(`${path}.cvv`);
+  const now = clock.now();
+  const nowMonths = now.getUTCFullYear() * 12 + now.getUTCMonth();
+  const expMonths = Number(card.expYear) * 12 + (Number(card.expMonth) - 1);
+  if (expMonths < nowMonths) throw invalidField(`${path}.expYear`);
+  const bin = number.slice(0, 6);
+  const holder = typeof card.cardHolderName === "string" && card.cardHolderName.trim() ? card.cardHolderName.trim() : null;
+  return {
+    bin,
+    last4: number.slice(-4),
+    expMonth: card.expMonth,
+    expYear: card.expYear,
+    holder,
+    brand: lookupBin(bin)?.brand ?? null,
+    profile: outcomes.profileFor(number),
+  };
+}
+
+/** The narrowest fixtures/bin-table.json range holding a BIN (brand, type, bank, country for tokens §2.2). */
+export function lookupBin(bin: string): BinRange | undefined {
+  let best: BinRange | undefined;
+  for (const r of BIN_RANGES) {
+    if (r.from <= bin && bin <= r.to && (!best || Number(r.to) - Number(r.from) < Number(best.to) - Number(best.from))) best = r;
+  }
+  return best;
+}
+
+/** `cardMask` of callbacks and tokens (interface §2.2, §6.2): `411111******1111`. */
+export const cardMask = (bin: string, last4: string): string => `${bin}******${last4}`;

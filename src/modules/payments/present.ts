@@ -1,0 +1,68 @@
+/**
+ * The wire shapes of a card transaction: the §6.2 card payment callback (also the info record,
+ * CONTRACT §3) and the create response (§4.3). Amounts leave as JSON numbers (toMajorNumber).
+ */
+
+import { toIso } from "../../platform/clock.js";
+import { toMajorNumber } from "../../platform/money.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import { cardMask } from "./card.js";
+import type { TransactionRow } from "./payments.repo.js";
+
+export interface CardCallback {
+  transactionId: string;
+  requestId: string | null;
+  mid: string;
+  transactionStatus: string;
+  declineCode: number | null;
+  cardMask: string;
+  cardHolder: string | null;
+  orderCurrency: string;
+  processedCurrency: string;
+  orderAmount: number;
+  processedAmount: number;
+  conversionRate: number;
+  callbackUrl: string | null;
+  billingDetails: Record<string, unknown>;
+  order: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Interface §6.2: the card payment callback body, field for field. */
+export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
+  return {
+    transactionId: row.id,
+    requestId: row.requestId,
+    mid: merchant.mid,
+    transactionStatus: row.status,
+    declineCode: row.declineCode,
+    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+    cardHolder: row.cardHolder,
+    orderCurrency: row.orderCurrency,
+    processedCurrency: row.processedCurrency,
+    orderAmount: toMajorNumber(row.orderAmount, row.orderCurrency),
+    processedAmount: toMajorNumber(row.processedAmount, row.processedCurrency),
+    conversionRate: Number(row.conversionRate),
+    callbackUrl: row.callbackUrl,
+    billingDetails: row.billingDetails ?? {},
+    order: row.orderData ?? {},
+    createdAt: toIso(row.createdAt),
+  };
+}
+
+export interface PaymentResponse {
+  transactionId: string;
+  transactionStatus: string;
+  declineCode?: number;
+  challengeUrl?: string;
+  challengeUrlIframe?: string;
+}
+
+/** Interface §4.3 response: optional fields only when they apply. */
+export function presentResponse(r: PaymentResponse): PaymentResponse {
+  const out: PaymentResponse = { transactionId: r.transactionId, transactionStatus: r.transactionStatus };
+  if (r.declineCode !== undefined) out.declineCode = r.declineCode;
+  if (r.challengeUrl !== undefined) out.challengeUrl = r.challengeUrl;
+  if (r.challengeUrlIframe !== undefined) out.challengeUrlIframe = r.challengeUrlIframe;
+  return out;
+}

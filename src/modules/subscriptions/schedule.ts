@@ -1,0 +1,74 @@
+/**
+ * Subscription date math (interface §2.1 Plan, §4.5; CONTRACT §3 Subscriptions), on UTC calendar
+ * dates written `YYYY-MM-DD`. A schedule is an anchor date plus a period; its k-th slot is
+ * `anchor + k × period`, always computed from the anchor so month-end clamping never drifts
+ * (Jan 31 → Feb 28 → Mar 31, not Mar 28).
+ */
+import { toDateString } from "../../platform/clock.js";
+import { addMonths, DAY_MS } from "../../platform/duration.js";
+
+export const FREQUENCIES = ["DAILY", "WEEKLY", "MONTHLY", "CUSTOM"] as const;
+export type Frequency = (typeof FREQUENCIES)[number];
+
+export interface Period {
+  frequency: Frequency;
+  /** ≥ 1: WEEKLY×2 = every 2 weeks, MONTHLY×3 = quarterly, CUSTOM×45 = every 45 days. */
+  interval: number;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A real calendar date in `YYYY-MM-DD` form (so `2026-02-30` is refused). */
+export function isIsoDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(ms) && toDateString(ms) === value;
+}
+
+/** 00:00 UTC of a date: the instant a charge on that date is due (CONTRACT §3 Subscriptions). */
+export const midnightOf = (date: string): number => Date.parse(`${date}T00:00:00Z`);
+
+export const addDays = (date: string, days: number): string => toDateString(midnightOf(date) + days * DAY_MS);
+
+/** Days per period for the day-based frequencies; undefined for MONTHLY. */
+function periodDays(p: Period): number | undefined {
+  switch (p.frequency) {
+    case "DAILY":
+    case "CUSTOM":
+      return p.interval;
+    case "WEEKLY":
+      return 7 * p.interval;
+    case "MONTHLY":
+      return undefined;
+  }
+}
+
+/** The k-th slot of the schedule (k = 0 is the anchor itself). */
+export function slotDate(anchor: string, p: Period, k: number): string {
+  const days = periodDays(p);
+  if (days === undefined) return toDateString(addMonths(midnightOf(anchor), k * p.interval));
+  return toDateString(midnightOf(anchor) + k * days * DAY_MS);
+}
+
+/** The index of the last slot on or before `date`; -1 when `date` is before the anchor. */
+export function slotIndexAt(anchor: string, p: Period, date: string): number {
+  if (date < anchor) return -1;
+  const days = periodDays(p);
+  if (days !== undefined) return Math.floor((midnightOf(date) - midnightOf(anchor)) / (days * DAY_MS));
+  const months = (y: string) => Number(y.slice(0, 4)) * 12 + Number(y.slice(5, 7));
+  let k = Math.floor((months(date) - months(anchor)) / p.interval);
+  while (k > 0 && slotDate(anchor, p, k) > date) k--;
+  return k;
+}
+
+/** The first slot strictly after `date`: where a successful charge on `date` moves the schedule. */
+export const slotAfter = (anchor: string, p: Period, date: string): string =>
+  slotDate(anchor, p, slotIndexAt(anchor, p, date) + 1);
+
+/** The first slot on or after `date`: where a resumed subscription charges next. */
+export function slotOnOrAfter(anchor: string, p: Period, date: string): string {
+  const k = slotIndexAt(anchor, p, date);
+  if (k < 0) return anchor;
+  const at = slotDate(anchor, p, k);
+  return at === date ? at : slotDate(anchor, p, k + 1);
+}

@@ -1,0 +1,33 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext } from "../../context.js";
+import type { AppEnv } from "../../http/env.js";
+import { gatewayRoute } from "../../http/gateway.js";
+import {
+  cancelSubscriptionRoute,
+  createSubscriptionRoute,
+  getSubscriptionRoute,
+  updateSubscriptionRoute,
+} from "./subscriptions.routes.js";
+
+export function registerSubscriptions(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  gatewayRoute(app, createSubscriptionRoute, (c) => {
+    const result = ctx.subscriptions.create(c.get("merchant"), c.req.valid("json"));
+    if (!result.replayed) ctx.work.poke();
+    return c.json(result.body, 200);
+  });
+
+  gatewayRoute(app, getSubscriptionRoute, (c) =>
+    c.json(ctx.subscriptions.get(c.get("merchant"), c.req.valid("param").subscriptionId), 200),
+  );
+
+  gatewayRoute(app, updateSubscriptionRoute, (c) => {
+    const view = ctx.subscriptions.update(c.get("merchant"), c.req.valid("param").subscriptionId, c.req.valid("json"));
+    ctx.work.poke();
+    return c.json(view, 200);
+  });
+
+  gatewayRoute(app, cancelSubscriptionRoute, (c) => {
+    ctx.subscriptions.cancel(c.get("merchant"), c.req.valid("param").subscriptionId);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,160 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses, jsonBody } from "../../http/schemas.js";
+import { BillingDetailsSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
+import { httpUrl } from "../tokens/tokens.routes.js";
+import { FREQUENCIES } from "./schedule.js";
+import { SUBSCRIPTION_STATUSES } from "./subscriptions.service.js";
+
+const tags = ["Subscriptions"];
+
+const Metadata = z.record(z.string(), z.string());
+
+/**
+ * An enum that reports a MISSING value as missing: zod 4 gives a bare `z.enum` an `invalid_value`
+ * issue even when the field is absent, which the shared hook turns into `Invalid field`.
+ */
+const requiredEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .pipe(z.enum(values))
+    .openapi({ enum: [...values] });
+const date = (description: string) =>
+  z.string().openapi({ description: `YYYY-MM-DD (UTC). ${description}`, example: "2026-02-01" });
+
+export const PlanSchema = z
+  .object({
+    amount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/)
+      .openapi({ description: "Per billing cycle, major units, at most the currency's minor digits", example: "9.99" }),
+    currency: z.string().openapi({ description: "ISO 4217", example: "USD" }),
+    frequency: requiredEnum(FREQUENCIES).openapi({ description: "CUSTOM = every `interval` days" }),
+    interval: z.number().int().min(1).openapi({ description: "Multiplier, 1 to 1000 (MONTHLY 3 = quarterly)", example: 1 }),
+    startDate: date("Not before today"),
+    endDate: date("Optional; no charge after it, then CANCELED").optional(),
+  })
+  .openapi("Plan");
+
+export const CreateSubscriptionRequestSchema = z
+  .object({
+    requestId: z.string().min(1).max(255).openapi({ description: "Idempotency key, unique per merchant" }),
+    mid: z.string().min(1).openapi({ example: "sandbox-mid-001" }),
+    cardToken: z.string().min(1).openapi({ example: "tok_4fQ..." }),
+    plan: PlanSchema,
+    billingDetails: BillingDetailsSchema.optional().openapi({ description: "Default: the details stored with the token" }),
+    order: OrderSchema,
+    device: DeviceSchema,
+    skipFirstCharge: z.boolean().optional().openapi({ description: "true → TRIALING, first charge on plan.startDate" }),
+    callbackUrl: httpUrl(),
+    successRedirectUrl: httpUrl(),
+    failureRedirectUrl: httpUrl(),
+    metadata: Metadata.optional(),
+  })
+  .openapi("CreateSubscriptionRequest");
+
+export type CreateSubscriptionRequest = z.infer<typeof CreateSubscriptionRequestSchema>;
+
+const nullable = <T extends z.ZodType>(t: T) => t.nullable();
+
+export const CreateSubscriptionResponseSchema = z
+  .object({
+    subscriptionId: nullable(z.string()).openapi({ description: "null when the first charge was declined" }),
+    status: nullable(z.enum(SUBSCRIPTION_STATUSES)),
+    transactionId: nullable(z.string()).openapi({ description: "The first charge; null with skipFirstCharge" }),
+    transactionStatus: nullable(z.string()),
+    declineCode: nullable(z.number().int()),
+    challengeUrl: nullable(z.string()),
+    challengeUrlIframe: nullable(z.string()),
+    nextChargeDate: nullable(z.string()),
+  })
+  .openapi("CreateSubscriptionResponse");
+
+export type CreateSubscriptionResponse = z.infer<typeof CreateSubscriptionResponseSchema>;
+
+export const SubscriptionSchema = CreateSubscriptionResponseSchema.extend({
+  subscriptionId: z.string(),
+  status: z.enum(SUBSCRIPTION_STATUSES),
+  transactionId: nullable(z.string()).openapi({ description: "The latest charge (creation or scheduled)" }),
+  createdAt: z.string(),
+  plan: PlanSchema.extend({ endDate: nullable(z.string()) }),
+  billingDetails: nullable(z.record(z.string(), z.unknown())),
+  metadata: nullable(Metadata),
+  failureCount: z.number().int().openapi({ description: "Consecutive failed charges" }),
+}).openapi("Subscription");
+
+export type SubscriptionResponse = z.infer<typeof SubscriptionSchema>;
+
+export const UpdateSubscriptionRequestSchema = z
+  .object({
+    plan: z
+      .object({
+        amount: PlanSchema.shape.amount.optional(),
+        currency: PlanSchema.shape.currency.optional(),
+        frequency: PlanSchema.shape.frequency.optional(),
+        interval: PlanSchema.shape.interval.optional(),
+        startDate: date("Not before today; the next charge moves there").optional(),
+        endDate: date("null removes it").nullable().optional(),
+      })
+      .optional(),
+    status: z
+      .enum([...SUBSCRIPTION_STATUSES, "CANCELLED"])
+      .transform((v) => (v === "CANCELLED" ? "CANCELED" : v))
+      .optional()
+      .openapi({ description: "Allowed moves: see the README; CANCELLED is read as CANCELED" }),
+  })
+  .openapi("UpdateSubscriptionRequest");
+
+export type UpdateSubscriptionRequest = z.infer<typeof UpdateSubscriptionRequestSchema>;
+
+const IdParam = z.object({
+  subscriptionId: z
+    .string()
+    .min(1)
+    .openapi({ param: { name: "subscriptionId", in: "path" }, example: "sub_4fQ..." }),
+});
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+const PATH = "/payments/card/recurring";
+
+export const createSubscriptionRoute = createRoute({
+  method: "post",
+  path: PATH,
+  tags,
+  summary: "Create a subscription: first charge now (or TRIALING with skipFirstCharge)",
+  request: { body: jsonBody(CreateSubscriptionRequestSchema) },
+  responses: {
+    200: json(CreateSubscriptionResponseSchema, "Created, or the declined first charge; the same for a replayed requestId"),
+    ...errorResponses(400, 401, 409, 413),
+  },
+});
+
+export const getSubscriptionRoute = createRoute({
+  method: "get",
+  path: `${PATH}/{subscriptionId}`,
+  tags,
+  summary: "Retrieve a subscription",
+  request: { params: IdParam },
+  responses: { 200: json(SubscriptionSchema, "The subscription"), ...errorResponses(400, 401) },
+});
+
+export const updateSubscriptionRoute = createRoute({
+  method: "put",
+  path: `${PATH}/{subscriptionId}`,
+  tags,
+  summary: "Update plan fields (from the next charge) or move the status (pause, resume, cancel)",
+  request: { params: IdParam, body: jsonBody(UpdateSubscriptionRequestSchema) },
+  responses: { 200: json(SubscriptionSchema, "The subscription after the change"), ...errorResponses(400, 401, 413) },
+});
+
+export const cancelSubscriptionRoute = createRoute({
+  method: "delete",
+  path: `${PATH}/{subscriptionId}`,
+  tags,
+  summary: "Cancel a subscription: no further charge",
+  request: { params: IdParam },
+  responses: { 204: { description: "Canceled (also when it already was)" }, ...errorResponses(400, 401) },
+});

@@ -1,0 +1,18 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext } from "../../context.js";
+import type { AppEnv } from "../../http/env.js";
+import { gatewayRoute } from "../../http/gateway.js";
+import { type ChargeResponse, chargeRoute, tokenizeRoute } from "./tokens.routes.js";
+
+export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  gatewayRoute(app, tokenizeRoute, (c) => {
+    const result = ctx.tokens.tokenize(c.get("merchant"), c.req.valid("json"));
+    return c.json(result.body, 200);
+  });
+
+  gatewayRoute(app, chargeRoute, (c) => {
+    const result = ctx.tokens.charge(c.get("merchant"), c.req.valid("json"));
+    if (!result.replayed) ctx.work.poke();
+    return c.json(result.body as ChargeResponse, 200);
+  });
+}

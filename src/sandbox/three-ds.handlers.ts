@@ -1,0 +1,64 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext } from "../context.js";
+import type { AppEnv } from "../http/env.js";
+import { cardMask } from "../modules/payments/card.js";
+import { SandboxError } from "../platform/errors.js";
+import { formatAmount } from "../platform/money.js";
+import { renderChallenge, renderMessage } from "./three-ds.js";
+import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
+
+const NO_STORE = { "Cache-Control": "no-store" };
+
+/** `url` with `transactionId=<id>` in its query (CONTRACT §3: the 303 after the challenge). */
+function withTransactionId(url: string, id: string): string {
+  const u = new URL(url);
+  u.searchParams.set("transactionId", id);
+  return u.toString();
+}
+
+/** The 3DS challenge page and its answer (CONTRACT §3 "3DS challenge page"); no auth. */
+export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  const failurePage = (err: unknown) => {
+    if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;
+    const title = err.status === 404 ? "Unknown transaction" : "Challenge closed";
+    return { body: renderMessage(title, err.message), status: err.status };
+  };
+
+  app.openapi(challengePageRoute, (c) => {
+    const { id } = c.req.valid("param");
+    try {
+      const { row, merchant } = ctx.payments.challenge(id);
+      if (row.status !== "CUSTOMER_VERIFICATION") {
+        const message = `Transaction ${id} is ${row.status}; this challenge is closed.`;
+        return c.html(renderMessage("Challenge closed", message), 409, NO_STORE);
+      }
+      const page = renderChallenge({
+        transactionId: row.id,
+        merchant: merchant.mid,
+        amount: formatAmount(row.orderAmount, row.orderCurrency),
+        currency: row.orderCurrency,
+        cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+        iframe: c.req.valid("query").mode === "iframe",
+      });
+      return c.html(page, 200, NO_STORE);
+    } catch (err) {
+      const f = failurePage(err);
+      return c.html(f.body, f.status, NO_STORE);
+    }
+  });
+
+  app.openapi(challengeAnswerRoute, (c) => {
+    const { id } = c.req.valid("param");
+    const { outcome } = c.req.valid("form");
+    try {
+      const row = ctx.payments.answerChallenge(id, outcome);
+      const target = row.status === "SUCCEED" ? row.successRedirectUrl : row.failureRedirectUrl;
+      if (target) return c.redirect(withTransactionId(target, row.id), 303);
+      const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
+      return c.html(renderMessage("Verification finished", message), 200, NO_STORE);
+    } catch (err) {
+      const f = failurePage(err);
+      return c.html(f.body, f.status, NO_STORE);
+    }
+  });
+}

@@ -1,0 +1,47 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses, jsonBody } from "../http/schemas.js";
+import { DECLINE_CODES } from "../platform/fixtures.js";
+
+/** An enum whose absence reads `Missing required field: x` (a bare z.enum reports it as invalid). */
+const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .pipe(z.enum(values))
+    .openapi({ type: "string", enum: [...values] });
+
+export const CompleteRequestSchema = z
+  .object({
+    status: oneOf(["SUCCEED", "FAILED"]),
+    declineCode: z
+      .number()
+      .int()
+      .refine((c) => DECLINE_CODES.some((d) => d.code === c))
+      .optional()
+      .openapi({ description: "With FAILED (fixtures/decline-codes.json); default 2" }),
+  })
+  .openapi("CompleteTransactionRequest");
+
+export const CompleteResponseSchema = z
+  .object({ transactionId: z.string(), transactionStatus: z.string(), declineCode: z.number().int().nullable() })
+  .openapi("CompleteTransactionResponse");
+
+export const completeTransactionRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/transactions/{id}/complete",
+  tags: ["Sandbox control plane"],
+  security: [{ AdminToken: [] }],
+  summary: "Finish a transaction waiting in PROCESSING/PENDING, with its webhook",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+    body: jsonBody(CompleteRequestSchema),
+  },
+  responses: {
+    200: { description: "Finished", content: { "application/json": { schema: CompleteResponseSchema } } },
+    ...errorResponses(400, 401, 404, 409),
+  },
+});

@@ -1,0 +1,52 @@
+/**
+ * The recurring scheduler as a DueWork (interface §3.2, §8; CONTRACT §3 Time): it runs every 5
+ * virtual minutes, so a charge due at 00:00 UTC of its nextChargeDate runs at the first 5-minute
+ * boundary at or after that instant — and never before the next boundary after now, because
+ * the ticks already behind the clock did not see it. It wakes only where something is due: a
+ * jump over a year runs each due charge at its own instant, in date order, because the runner
+ * asks `nextDueAt()` again after every run.
+ */
+
+import type { SubscriptionService } from "../modules/subscriptions/subscriptions.service.js";
+import type { Clock } from "../platform/clock.js";
+import { SCHEDULER_TICK_MS } from "../sandbox/control.service.js";
+import type { DueWork } from "./due-work.js";
+
+/** Subscriptions per database transaction: memory stays flat however many are due. */
+export const SUBSCRIPTION_BATCH = 500;
+
+/** The first scheduler tick at or after `ms`. */
+export const tickAtOrAfter = (ms: number): number => Math.ceil(ms / SCHEDULER_TICK_MS) * SCHEDULER_TICK_MS;
+
+/** Registered with `ctx.work`; reports `{ charges: n }` into clock/advance's `ran`. */
+export class SubscriptionScheduler implements DueWork {
+  readonly name = "subscriptions";
+
+  constructor(
+    private readonly subscriptions: SubscriptionService,
+    private readonly clock: Clock,
+    private readonly poke: () => void,
+    private readonly batch = SUBSCRIPTION_BATCH,
+  ) {}
+
+  nextDueAt(): number | undefined {
+    const at = this.subscriptions.repo.earliestLookAt();
+    return at === undefined ? undefined : tickAtOrAfter(Math.max(at, this.clock.nowMs()));
+  }
+
+  /**
+   * Charges everything due at `now`, batch after batch (each batch one transaction), until a
+   * query finds nothing: a subscription whose next slot is still due (a late run catching up)
+   * comes back in a later batch, in date order.
+   */
+  run(now: number): { charges: number } {
+    let charges = 0;
+    for (;;) {
+      const r = this.subscriptions.runDue(now, this.batch);
+      charges += r.charges;
+      if (r.rows === 0) break;
+    }
+    if (charges > 0) this.poke();
+    return { charges };
+  }
+}

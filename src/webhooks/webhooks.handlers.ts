@@ -1,0 +1,10 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext } from "../context.js";
+import type { AppEnv } from "../http/env.js";
+import { webhookJournalRoute, webhookReplayRoute } from "./webhooks.routes.js";
+
+export function registerWebhooks(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  app.openapi(webhookJournalRoute, (c) => c.json(ctx.webhooks.journal(c.req.valid("query")), 200));
+
+  app.openapi(webhookReplayRoute, (c) => c.json(ctx.webhooks.replay(c.req.valid("param").id), 201));
+}

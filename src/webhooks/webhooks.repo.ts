@@ -1,0 +1,210 @@
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+/** Every column but seq; the optional ones default to null. */
+export type NewDeliveryInput = Omit<DeliveryRow, "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId"> &
+  Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId">>;
+/** What sending and recording an attempt need of a delivery. */
+export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "headers" | "body" | "attemptCount">;
+export type AttemptRow = typeof webhookAttempts.$inferSelect;
+export type DeliveryStatus = DeliveryRow["status"];
+
+export interface JournalFilter {
+  transactionId?: string | undefined;
+  subscriptionId?: string | undefined;
+  status?: DeliveryStatus | undefined;
+  limit: number;
+}
+
+const d = webhookDeliveries;
+const p = (name: string) => sql`${sql.placeholder(name)}`;
+
+/**
+ * Invariant kept by the outbox and the dispatcher: among the pending rows of one orderKey only the
+ * first (lowest seq) carries a nextAttemptAt; the rows behind it have NULL until it settles. So the
+ * due index (status, next_attempt_at) alone answers "what is due, and when", in one probe.
+ */
+export class WebhooksRepo {
+  private readonly nextDue;
+  private readonly due;
+  private readonly markInFlight;
+  private readonly settle;
+  private readonly addAttempt;
+  private readonly promote;
+  private readonly pendingOfKey;
+  private readonly add;
+
+  constructor(private readonly db: Db) {
+    this.nextDue = db
+      .select({ at: d.nextAttemptAt })
+      .from(d)
+      .where(and(eq(d.status, "pending"), isNotNull(d.nextAttemptAt)))
+      .orderBy(asc(d.nextAttemptAt))
+      .limit(1)
+      .prepare();
+    this.due = db
+      .select({
+        seq: d.seq,
+        id: d.id,
+        orderKey: d.orderKey,
+        url: d.url,
+        headers: d.headers,
+        body: d.body,
+        attemptCount: d.attemptCount,
+      })
+      .from(d)
+      .where(and(eq(d.status, "pending"), lte(d.nextAttemptAt, sql.placeholder("now"))))
+      .orderBy(asc(d.nextAttemptAt), asc(d.seq))
+      .limit(sql.placeholder("limit"))
+      .prepare();
+    this.markInFlight = db
+      .update(d)
+      .set({ inFlightSince: p("at"), attemptCount: sql`${d.attemptCount} + 1`, nextAttemptAt: null, updatedAt: p("at") })
+      .where(eq(d.seq, sql.placeholder("seq")))
+      .prepare();
+    this.settle = db
+      .update(d)
+      .set({ status: p("status") as SQL<DeliveryStatus>, inFlightSince: null, nextAttemptAt: p("next"), updatedAt: p("at") })
+      .where(and(eq(d.seq, sql.placeholder("seq")), isNotNull(d.inFlightSince)))
+      .prepare();
+    this.addAttempt = db
+      .insert(webhookAttempts)
+      .values({
+        deliveryId: p("deliveryId"),
+        n: p("n"),
+        at: p("at"),
+        httpStatus: p("httpStatus"),
+        error: p("error"),
+        durationMs: p("durationMs"),
+      })
+      .prepare();
+    this.pendingOfKey = db
+      .select({ seq: d.seq })
+      .from(d)
+      .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
+      .limit(1)
+      .prepare();
+    this.add = db
+      .insert(d)
+      .values({
+        id: sql.placeholder("id"),
+        merchantKey: sql.placeholder("merchantKey"),
+        kind: sql.placeholder("kind"),
+        orderKey: sql.placeholder("orderKey"),
+        transactionId: sql.placeholder("transactionId"),
+        subscriptionId: sql.placeholder("subscriptionId"),
+        eventStatus: sql.placeholder("eventStatus"),
+        url: sql.placeholder("url"),
+        headers: sql.placeholder("headers"),
+        body: sql.placeholder("body"),
+        status: sql.placeholder("status"),
+        attemptCount: sql.placeholder("attemptCount"),
+        nextAttemptAt: sql.placeholder("nextAttemptAt"),
+        inFlightSince: sql.placeholder("inFlightSince"),
+        replayOf: sql.placeholder("replayOf"),
+        createdAt: sql.placeholder("createdAt"),
+        updatedAt: sql.placeholder("updatedAt"),
+      })
+      .prepare();
+    const head = db
+      .select({ seq: d.seq })
+      .from(d)
+      .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
+      .orderBy(asc(d.seq))
+      .limit(1);
+    this.promote = db
+      .update(d)
+      .set({ nextAttemptAt: p("at"), updatedAt: p("at") })
+      .where(and(eq(d.seq, head), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
+      .prepare();
+  }
+
+  nextDueAt(): number | undefined {
+    return this.nextDue.get()?.at ?? undefined;
+  }
+
+  dueRows(now: number, limit: number): DueRow[] {
+    return this.due.all({ now, limit });
+  }
+
+  markInFlightRow(seq: number, at: number): void {
+    this.markInFlight.run({ seq, at });
+  }
+
+  /** Ends an in-flight attempt; false when the row is gone or no longer in flight (reset meanwhile). */
+  settleRow(seq: number, status: DeliveryStatus, next: number | null, at: number): boolean {
+    return this.settle.run({ seq, status, next, at }).changes > 0;
+  }
+
+  insertAttempt(a: Omit<AttemptRow, "id">): void {
+    this.addAttempt.run(a);
+  }
+
+  /** Makes the next pending row of `orderKey` (if any) due at `at`. */
+  promoteNext(orderKey: string, at: number): void {
+    this.promote.run({ orderKey, at });
+  }
+
+  hasPending(orderKey: string): boolean {
+    return this.pendingOfKey.get({ orderKey }) !== undefined;
+  }
+
+  inFlightRows(): DeliveryRow[] {
+    return this.db
+      .select()
+      .from(d)
+      .where(and(eq(d.status, "pending"), isNotNull(d.inFlightSince)))
+      .orderBy(asc(d.seq))
+      .all();
+  }
+
+  /** Pending rows with no due time whose key has no earlier pending row: heads that lost their due time. */
+  orphanHeads(): DeliveryRow[] {
+    const e = sql.raw('"e"');
+    return this.db
+      .select()
+      .from(d)
+      .where(
+        and(
+          eq(d.status, "pending"),
+          isNull(d.nextAttemptAt),
+          isNull(d.inFlightSince),
+          sql`NOT EXISTS (SELECT 1 FROM ${d} AS ${e} WHERE ${e}."order_key" = ${d.orderKey} AND ${e}."seq" < ${d.seq} AND ${e}."status" = 'pending')`,
+        ),
+      )
+      .all();
+  }
+
+  setNextAttempt(seq: number, at: number): void {
+    this.db.update(d).set({ nextAttemptAt: at, updatedAt: at }).where(eq(d.seq, seq)).run();
+  }
+
+  insert(row: NewDeliveryInput): void {
+    this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, ...row });
+  }
+
+  byId(id: string): DeliveryRow | undefined {
+    return this.db.select().from(d).where(eq(d.id, id)).get();
+  }
+
+  list(f: JournalFilter): DeliveryRow[] {
+    const where = and(
+      f.transactionId !== undefined ? eq(d.transactionId, f.transactionId) : undefined,
+      f.subscriptionId !== undefined ? eq(d.subscriptionId, f.subscriptionId) : undefined,
+      f.status !== undefined ? eq(d.status, f.status) : undefined,
+    );
+    return this.db.select().from(d).where(where).orderBy(desc(d.seq)).limit(f.limit).all();
+  }
+
+  attemptsOf(deliveryIds: string[]): AttemptRow[] {
+    if (deliveryIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(webhookAttempts)
+      .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n))
+      .all();
+  }
+}

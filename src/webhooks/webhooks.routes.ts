@@ -1,0 +1,77 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses } from "../http/schemas.js";
+
+const tags = ["Sandbox control plane"];
+const security = [{ AdminToken: [] }];
+
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+
+export const WebhookAttemptSchema = z
+  .object({
+    at: z.string().openapi({ description: "Virtual time the attempt started (ISO 8601)" }),
+    httpStatus: z.number().int().nullable().openapi({ description: "The receiver's status, null when none came" }),
+    error: z.string().nullable().openapi({ description: "Why no response came (timeout, refused, interrupted)" }),
+  })
+  .openapi("WebhookAttempt");
+
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string().openapi({ example: "wh_4fQ..." }),
+    kind: z.string().openapi({ description: "Callback kind: card_payment, apm_payment, refund, ..." }),
+    url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
+    headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
+    body: z.unknown().openapi({ description: "The callback body (interface section 6)" }),
+    status: z.enum(DELIVERY_STATUSES),
+    transactionId: z.string().nullable(),
+    subscriptionId: z.string().nullable(),
+    eventStatus: z.string().openapi({ description: "The transactionStatus the callback reports" }),
+    createdAt: z.string(),
+    nextAttemptAt: z
+      .string()
+      .nullable()
+      .openapi({ description: "When the next attempt is due; null when settled or waiting behind an earlier delivery" }),
+    replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
+    attempts: z.array(WebhookAttemptSchema),
+  })
+  .openapi("WebhookDelivery");
+
+export const WebhookJournalQuerySchema = z.object({
+  transactionId: z.string().min(1).optional(),
+  subscriptionId: z.string().min(1).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(100).openapi({ description: "1 to 1000, default 100" }),
+});
+
+export type WebhookDeliveryResponse = z.infer<typeof WebhookDeliverySchema>;
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+export const webhookJournalRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/webhooks",
+  tags,
+  security,
+  summary: "The webhook delivery journal, newest first",
+  request: { query: WebhookJournalQuerySchema },
+  responses: { 200: json(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
+});
+
+export const webhookReplayRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/webhooks/{id}/replay",
+  tags,
+  security,
+  summary: "Send a delivery again, as a new delivery (same url, body and signature)",
+  request: {
+    params: z.object({
+      id: z
+        .string()
+        .min(1)
+        .openapi({ param: { name: "id", in: "path" } }),
+    }),
+  },
+  responses: { 201: json(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(401, 404) },
+});

@@ -1,0 +1,220 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { closedPortUrl, enqueueCard } from "../unit/webhooks.support.js";
+
+let s: TestSandbox;
+let receiver: Receiver;
+
+beforeEach(async () => {
+  s = makeSandbox();
+  receiver = await startReceiver();
+});
+
+afterEach(async () => {
+  await s.ctx.work.idle();
+  await s.ctx.webhooks.close();
+  s.close();
+  await receiver.close();
+});
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function enqueueSubscriptionCharge(sub: string, tx: string, status: string) {
+  const merchant = s.ctx.merchants.byKey("sandbox_merchant_key")!;
+  return s.ctx.outbox.enqueue({
+    merchant,
+    kind: "subscription_charge",
+    callbackUrl: `${receiver.url}/subs`,
+    paymentMethod: "card",
+    transactionId: tx,
+    subscriptionId: sub,
+    orderKey: sub,
+    eventStatus: status,
+    body: { subscriptionId: sub, transactionId: tx, transactionStatus: status, amount: 9.99, currency: "EUR" },
+  })!;
+}
+
+describe("GET /_sandbox/webhooks", () => {
+  it("lists deliveries newest first in the journal shape", async () => {
+    receiver.respondWith(500);
+    const first = enqueueCard(s.ctx, `${receiver.url}/hooks?shop=1`, "tx_1", "PROCESSING");
+    const second = enqueueCard(s.ctx, `${receiver.url}/hooks?shop=1`, "tx_1", "SUCCEED");
+    await s.ctx.work.runUntil();
+
+    const res = await s.http.get("/_sandbox/webhooks");
+    expect(res.status).toBe(200);
+    expect(res.body.map((e: { id: string }) => e.id)).toEqual([second, first]);
+    expect(res.body[1]).toEqual({
+      id: first,
+      kind: "card_payment",
+      url: `${receiver.url}/hooks?shop=1&paymentMethod=card`,
+      headers: {
+        "Content-Type": "application/json",
+        "X-Checksum": expect.any(String),
+        "X-Sandbox-Delivery-Id": first,
+      },
+      body: {
+        transactionId: "tx_1",
+        requestId: "req-tx_1",
+        mid: "sandbox-mid-001",
+        transactionStatus: "PROCESSING",
+        orderAmount: 20.5,
+        orderCurrency: "USD",
+      },
+      status: "pending",
+      transactionId: "tx_1",
+      subscriptionId: null,
+      eventStatus: "PROCESSING",
+      createdAt: iso(T0),
+      nextAttemptAt: iso(T0 + 120_000),
+      replayOf: null,
+      attempts: [{ at: iso(T0), httpStatus: 500, error: null }],
+    });
+    // waiting behind the first: no due time of its own yet
+    expect(res.body[0]).toMatchObject({ status: "pending", nextAttemptAt: null, attempts: [] });
+  });
+
+  it("filters by transactionId, subscriptionId, status and limit", async () => {
+    const a = enqueueCard(s.ctx, await closedPortUrl(), "tx_a"); // refused: stays pending
+    const b1 = enqueueCard(s.ctx, receiver.url, "tx_b", "PROCESSING");
+    const b2 = enqueueCard(s.ctx, receiver.url, "tx_b", "SUCCEED");
+    const c = enqueueSubscriptionCharge("sub_1", "tx_c", "SUCCEED");
+    const d = enqueueSubscriptionCharge("sub_2", "tx_d", "FAILED");
+    await s.ctx.work.runUntil();
+
+    const ids = async (query: string) => {
+      const res = await s.http.get(`/_sandbox/webhooks${query}`);
+      expect(res.status).toBe(200);
+      return res.body.map((e: { id: string }) => e.id);
+    };
+    expect(await ids("")).toEqual([d, c, b2, b1, a]);
+    expect(await ids("?transactionId=tx_b")).toEqual([b2, b1]);
+    expect(await ids("?subscriptionId=sub_1")).toEqual([c]);
+    expect(await ids("?transactionId=tx_d&subscriptionId=sub_2")).toEqual([d]);
+    expect(await ids("?transactionId=tx_d&subscriptionId=sub_1")).toEqual([]);
+    expect(await ids("?status=pending")).toEqual([a]);
+    expect(await ids("?status=delivered")).toEqual([d, c, b2, b1]);
+    expect(await ids("?status=failed")).toEqual([]);
+    expect(await ids("?limit=2")).toEqual([d, c]);
+    expect(await ids("?status=delivered&limit=1")).toEqual([d]);
+    expect(await ids("?transactionId=tx_unknown")).toEqual([]);
+  });
+
+  it("answers at most 100 by default and up to 1000 when asked", async () => {
+    for (let i = 0; i < 150; i++) enqueueCard(s.ctx, receiver.url, `tx_${i}`);
+    expect((await s.http.get("/_sandbox/webhooks")).body).toHaveLength(100);
+    expect((await s.http.get("/_sandbox/webhooks?limit=1000")).body).toHaveLength(150);
+  });
+
+  it("reading the journal changes nothing", async () => {
+    enqueueCard(s.ctx, receiver.url, "tx_r");
+    const a = await s.http.get("/_sandbox/webhooks");
+    const b = await s.http.get("/_sandbox/webhooks");
+    expect(b.body).toEqual(a.body);
+    expect(receiver.received).toHaveLength(0);
+  });
+});
+
+describe("POST /_sandbox/clock/advance and deliveries", () => {
+  it("answers after the retries due by the target were attempted, and counts them", async () => {
+    receiver.respondWith(500, 500);
+    enqueueCard(s.ctx, receiver.url, "tx_adv");
+    await s.ctx.work.runUntil();
+    expect(receiver.received).toHaveLength(1);
+
+    const early = await s.http.post("/_sandbox/clock/advance").send({ by: "PT1M59S" });
+    expect(early.body.ran.deliveries).toBe(0);
+    expect(receiver.received).toHaveLength(1);
+
+    const res = await s.http.post("/_sandbox/clock/advance").send({ by: "PT10M" });
+    expect(res.status).toBe(200);
+    expect(res.body.ran.deliveries).toBe(2); // +2 min (500) and +6 min (200)
+    expect(receiver.received.map((h) => h.headers["x-sandbox-attempt"])).toEqual(["1", "2", "3"]);
+    const [entry] = (await s.http.get("/_sandbox/webhooks")).body;
+    expect(entry.status).toBe("delivered");
+    expect(entry.attempts.map((a: { at: string }) => a.at)).toEqual([iso(T0), iso(T0 + 120_000), iso(T0 + 360_000)]);
+  });
+
+  it("reset drops every delivery", async () => {
+    enqueueCard(s.ctx, receiver.url, "tx_reset");
+    await s.http.post("/_sandbox/reset").expect(200);
+    expect((await s.http.get("/_sandbox/webhooks")).body).toEqual([]);
+    expect(s.ctx.webhooks.nextDueAt()).toBeUndefined();
+  });
+});
+
+describe("POST /_sandbox/webhooks/{id}/replay", () => {
+  it("sends the delivery again as a new delivery with the same url, body and signature", async () => {
+    const original = enqueueCard(s.ctx, `${receiver.url}/hooks?shop=1`, "tx_rp");
+    await s.ctx.work.runUntil();
+    expect(receiver.received).toHaveLength(1);
+
+    const res = await s.http.post(`/_sandbox/webhooks/${original}/replay`);
+    expect(res.status).toBe(201);
+    const replay = res.body;
+    expect(replay.id).not.toBe(original);
+    expect(replay).toMatchObject({ replayOf: original, status: "pending", transactionId: "tx_rp", attempts: [] });
+
+    await receiver.waitFor(2);
+    await s.ctx.work.idle();
+    const [first, second] = receiver.received;
+    expect(second!.raw).toBe(first!.raw);
+    expect(second!.path).toBe("/hooks");
+    expect(Object.fromEntries(second!.query)).toEqual({ shop: "1", paymentMethod: "card" });
+    expect(second!.headers["x-checksum"]).toBe(first!.headers["x-checksum"]);
+    expect(second!.headers["x-sandbox-delivery-id"]).toBe(replay.id);
+    expect(second!.headers["x-sandbox-attempt"]).toBe("1");
+
+    const journal = (await s.http.get("/_sandbox/webhooks?transactionId=tx_rp")).body;
+    expect(journal.map((e: { id: string; status: string }) => [e.id, e.status])).toEqual([
+      [replay.id, "delivered"],
+      [original, "delivered"],
+    ]);
+  });
+
+  it("is not held back by deliveries still pending for the same transaction", async () => {
+    receiver.respondWith(500);
+    const first = enqueueCard(s.ctx, receiver.url, "tx_held", "PROCESSING");
+    enqueueCard(s.ctx, receiver.url, "tx_held", "SUCCEED");
+    await s.ctx.work.runUntil(); // first fails, second waits behind it
+
+    const res = await s.http.post(`/_sandbox/webhooks/${first}/replay`).expect(201);
+    await receiver.waitFor(2);
+    expect(receiver.received[1]!.headers["x-sandbox-delivery-id"]).toBe(res.body.id);
+    expect((receiver.received[1]!.body as { transactionStatus: string }).transactionStatus).toBe("PROCESSING");
+    await s.ctx.work.idle();
+    expect(receiver.received).toHaveLength(2); // the originals still wait for the retry
+  });
+
+  it("replays a failed delivery", async () => {
+    receiver.defaultStatus = 500;
+    const id = enqueueCard(s.ctx, receiver.url, "tx_dead");
+    await s.http.post("/_sandbox/clock/advance").send({ by: "PT2H" }).expect(200);
+    expect((await s.http.get(`/_sandbox/webhooks?status=failed`)).body.map((e: { id: string }) => e.id)).toEqual([id]);
+    receiver.defaultStatus = 200;
+    const res = await s.http.post(`/_sandbox/webhooks/${id}/replay`).expect(201);
+    await receiver.waitFor(7);
+    await s.ctx.work.idle();
+    const [entry] = (await s.http.get(`/_sandbox/webhooks?limit=1`)).body;
+    expect(entry).toMatchObject({ id: res.body.id, replayOf: id, status: "delivered" });
+  });
+});
+
+describe("OpenAPI", () => {
+  it("documents the journal and replay under the control-plane tag", async () => {
+    const doc = (await s.http.get("/openapi.json")).body;
+    const list = doc.paths["/_sandbox/webhooks"]?.get;
+    const replay = doc.paths["/_sandbox/webhooks/{id}/replay"]?.post;
+    expect(list.tags).toEqual(["Sandbox control plane"]);
+    expect(replay.tags).toEqual(["Sandbox control plane"]);
+    expect(list.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      "limit",
+      "status",
+      "subscriptionId",
+      "transactionId",
+    ]);
+    expect(Object.keys(replay.responses)).toEqual(expect.arrayContaining(["201", "404"]));
+    expect(doc.components.schemas.WebhookDelivery).toBeDefined();
+  });
+});
