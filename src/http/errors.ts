@@ -22,21 +22,50 @@ export function fieldPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-/** The first zod issue as the interface's `Missing required field: x` / `Invalid field: x`. */
-export function zodToSandboxError(error: z.ZodError, target: string): SandboxError {
+/** The value at `path` inside a raw input, or undefined when any step is absent. */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const p of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+/**
+ * The first zod issue as the interface's `Missing required field: x` / `Invalid field: x`.
+ * "Missing" means the raw input has nothing (or null) at that path, whatever zod's issue code
+ * (zod 4 reports a missing enum as an invalid value); without the raw input, zod's message decides.
+ */
+export function zodToSandboxError(error: z.ZodError, target: string, raw?: unknown): SandboxError {
   const issue = error.issues[0];
   if (!issue) return badRequest("Invalid request");
   let path = issue.path;
   if (issue.code === "unrecognized_keys") path = [...path, issue.keys[0] ?? ""];
   const name = fieldPath(path) || (target === "json" ? "body" : target);
-  const missing = issue.code === "invalid_type" && /received undefined/.test(issue.message);
+  const missing =
+    issue.code !== "unrecognized_keys" && path.length > 0 && raw !== undefined
+      ? valueAt(raw, path) == null
+      : issue.code === "invalid_type" && /received undefined/.test(issue.message);
   return badRequest(`${missing ? "Missing required field" : "Invalid field"}: ${name}`);
 }
 
+/** The raw input a validator saw (Hono caches the parsed body), for telling missing from invalid. */
+async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
+  try {
+    if (target === "json") return await c.req.json();
+    if (target === "query") return c.req.query();
+    if (target === "param") return c.req.param();
+  } catch {
+    // unreadable: fall back to zod's own message
+  }
+  return undefined;
+}
+
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) => {
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
-    const err = zodToSandboxError(result.error as z.ZodError, result.target);
+    const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
     return c.json(errorBody(err.message), 400);
   }
 };

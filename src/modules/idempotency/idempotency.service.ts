@@ -4,7 +4,7 @@
  * transaction as the create, so a duplicate — sequential or concurrent — never creates twice:
  * the same body replays the first response (HTTP 200), another body is a 409.
  */
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { type Db, inTransaction } from "../../db/client.js";
 import { idempotencyKeys } from "../../db/schema/index.js";
 import type { Clock } from "../../platform/clock.js";
@@ -24,39 +24,74 @@ export interface IdempotentResult<T> {
   replayed: boolean;
 }
 
+/** Keys whose values never reach the stored hash (CVV, national ids): only their presence counts. */
+const SECRET_KEYS = new Set(["cvv", "socialSecurityNumber", "ssn", "identityCode"]);
+
+/**
+ * The body as hashed: card numbers reduced to BIN, last 4 and length, secrets to their presence.
+ * A plain hash of a card number next to its stored BIN and last 4 could be brute-forced (10^5
+ * guesses), so the full number must not go into it.
+ */
+export function redactForHash(value: unknown, key?: string): unknown {
+  if (key !== undefined && SECRET_KEYS.has(key)) return value === undefined ? undefined : "[redacted]";
+  if (key === "number" && typeof value === "string" && /^\d{12,19}$/.test(value)) {
+    return `${value.slice(0, 6)}*${value.slice(-4)}/${value.length}`;
+  }
+  if (Array.isArray(value)) return value.map((v) => redactForHash(v));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactForHash(v, k)]));
+  }
+  return value;
+}
+
 export class IdempotencyService {
+  private readonly find;
+  private readonly insert;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    const t = idempotencyKeys;
+    this.find = db
+      .select({ bodyHash: t.bodyHash, response: t.response })
+      .from(t)
+      .where(
+        and(
+          eq(t.merchantKey, sql.placeholder("merchantKey")),
+          eq(t.operation, sql.placeholder("operation")),
+          eq(t.requestId, sql.placeholder("requestId")),
+        ),
+      )
+      .prepare();
+    this.insert = db
+      .insert(t)
+      .values({
+        merchantKey: sql.placeholder("merchantKey"),
+        operation: sql.placeholder("operation"),
+        requestId: sql.placeholder("requestId"),
+        bodyHash: sql.placeholder("bodyHash"),
+        httpStatus: 200,
+        response: sql.placeholder("response"),
+        createdAt: sql.placeholder("createdAt"),
+      })
+      .prepare();
+  }
 
   /**
    * Runs `create` (synchronous, no I/O) inside one IMMEDIATE transaction with the key check and
    * the key write. If `create` throws, nothing is stored and the requestId stays free.
    */
   run<T>(key: IdempotencyKey, requestBody: unknown, create: () => T): IdempotentResult<T> {
-    const bodyHash = sha256Hex(canonicalJson(requestBody));
+    const bodyHash = sha256Hex(canonicalJson(redactForHash(requestBody)));
     return inTransaction(this.db, () => {
-      const existing = this.db
-        .select()
-        .from(idempotencyKeys)
-        .where(
-          and(
-            eq(idempotencyKeys.merchantKey, key.merchantKey),
-            eq(idempotencyKeys.operation, key.operation),
-            eq(idempotencyKeys.requestId, key.requestId),
-          ),
-        )
-        .get();
+      const existing = this.find.get({ merchantKey: key.merchantKey, operation: key.operation, requestId: key.requestId });
       if (existing) {
         if (existing.bodyHash !== bodyHash) throw conflict("requestId already used with different parameters");
         return { body: JSON.parse(existing.response) as T, replayed: true };
       }
       const body = create();
-      this.db
-        .insert(idempotencyKeys)
-        .values({ ...key, bodyHash, httpStatus: 200, response: JSON.stringify(body), createdAt: this.clock.nowMs() })
-        .run();
+      this.insert.run({ ...key, bodyHash, response: JSON.stringify(body), createdAt: this.clock.nowMs() });
       return { body, replayed: false };
     });
   }
