@@ -4,9 +4,9 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
-import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
 import type { AppContext } from "./context.js";
+import { readBody } from "./http/body.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { adminAuth, bearerAuth, requestLog } from "./http/middleware.js";
@@ -14,7 +14,6 @@ import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
-import { SandboxError } from "./platform/errors.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -39,14 +38,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
 
   app.use(requestId({ headerName: "X-Request-Id" }));
   app.use(requestLog(ctx.logger));
-  app.use(
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new SandboxError("PAYLOAD_TOO_LARGE", "Request body too large (limit 1 MiB)");
-      },
-    }),
-  );
+  app.use(readBody(MAX_BODY_BYTES));
   app.use("/_sandbox/*", async (c, next) => {
     // health stays open so container health checks need no secret
     if (c.req.path === "/_sandbox/health") return next();
