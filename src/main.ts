@@ -7,7 +7,7 @@ import { Cron } from "croner";
 import { createApp } from "./app.js";
 import { ConfigError, parseConfig } from "./config.js";
 import { createContext } from "./context.js";
-import { openDb } from "./db/client.js";
+import { checkpointInBackground, openDb } from "./db/client.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
@@ -84,6 +84,9 @@ export async function main(argv: string[]): Promise<void> {
     }
   });
 
+  // The WAL is checkpointed by a worker thread, not inside a request's commit.
+  const stopCheckpoints = checkpointInBackground(db, config.db);
+
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -98,6 +101,7 @@ export async function main(argv: string[]): Promise<void> {
     ctx.work
       .idle()
       .catch(() => undefined)
+      .then(() => stopCheckpoints().catch(() => undefined))
       .finally(() => {
         try {
           ctx.clockStore.save();
