@@ -1,0 +1,66 @@
+# paysandbox image (CONTRACT §1: `docker run -p 8080:8080 IMAGE` serves the same server as `npm start`).
+# Two stages: `build` compiles better-sqlite3 from source and bundles src/ with esbuild; the final
+# stage holds only the runtime (pruned node_modules, dist/, bin/, package.json), no compiler, no
+# TypeScript, and runs as a non-root user. The base is a build argument so a local stand-in of
+# the official image can be used: `docker build --build-arg NODE_IMAGE=... .`
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+# better-sqlite3 is native and no prebuilt download works: compile it from source, against the
+# headers the node image ships in /usr/local/include/node (no header download either).
+ENV npm_config_build_from_source=true \
+    npm_config_nodedir=/usr/local \
+    npm_config_update_notifier=false \
+    npm_config_fund=false \
+    npm_config_audit=false
+# Dependencies first, from the lockfile alone, so a source change does not recompile better-sqlite3.
+# (`--ignore-scripts` only defers our own `prepare`, the esbuild bundle, until the sources are in;
+# `npm rebuild` then runs the dependencies' install scripts: better-sqlite3's node-gyp build.)
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts \
+ && npm rebuild
+COPY . .
+# Then the bundle, the production-only node_modules, and no build leftovers: better-sqlite3 keeps
+# only its compiled addon (its C sources and object files are ~25 MB), dist/ drops the source map
+# (the image runs without --enable-source-maps). The last line proves the addon still loads.
+RUN npm run build \
+ && npm prune --omit=dev \
+ && npm cache clean --force \
+ && cd node_modules/better-sqlite3 \
+ && mv build/Release/better_sqlite3.node /tmp/ \
+ && rm -rf build deps src \
+ && mkdir -p build/Release \
+ && mv /tmp/better_sqlite3.node build/Release/ \
+ && cd /app \
+ && rm -f dist/*.map \
+ && mkdir -p scenarios \
+ && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()"
+
+FROM ${NODE_IMAGE}
+WORKDIR /app
+# The official image has a `node` user (uid 1000); a bare Debian stand-in may not: create it there.
+RUN if ! id -u node >/dev/null 2>&1; then \
+      groupadd --gid 1000 node && useradd --uid 1000 --gid node --shell /bin/sh --create-home node; \
+    fi \
+ && mkdir -p /data \
+ && chown node:node /data
+ENV NODE_ENV=production \
+    SANDBOX_DB=/data/sandbox.db \
+    HOST=0.0.0.0 \
+    PORT=8080
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/scenarios ./scenarios
+USER node
+VOLUME /data
+EXPOSE 8080
+# No curl in slim images: node's own fetch asks the health route.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/_sandbox/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js", "start"]

@@ -1,0 +1,358 @@
+/**
+ * Shared helpers of the benchmark scripts (issue 2 item 12). Every `bench/*.ts` but this file and
+ * run.ts is a standalone script that `npm run bench` (bench/run.ts) runs as a child process; each
+ * prints human lines and one JSON line per result through `emit()`, which run.ts collects.
+ *
+ * The servers under load always run in CHILD processes: this process runs autocannon, and on a
+ * 2-core machine the load generator and the server must not share an event loop.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { get as httpGet } from "node:http";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
+
+/** The project root (benchmarks run the built server in dist/, as `npm run bench` builds it first). */
+export const ROOT = new URL("../", import.meta.url).pathname;
+const MAIN = join(ROOT, "dist/main.js");
+
+export interface Running {
+  url: string;
+  port: number;
+  /** The server's process id: pass it to load() to get the server's CPU time per request. */
+  pid: number;
+  /** SIGTERM, wait for the exit, remove the temp db folder. */
+  stop(): Promise<void>;
+}
+
+/** A port that was free a moment ago (the OS picks it), for `--port`. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), "paysandbox-bench-"));
+}
+
+/** One GET with a fresh connection (node:http: lighter than fetch, so polling steals little CPU). */
+function getStatus(url: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = httpGet(url, { agent: false, timeout: 1000 }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+    });
+    req.on("timeout", () => req.destroy());
+    req.on("error", () => resolve(0));
+  });
+}
+
+/** Polls `url` every 5 ms until it answers 200; resolves with the ms since `t0` (performance.now()). */
+async function firstOk(url: string, t0: number, proc: ChildProcess, output: () => string, timeoutMs = 15_000): Promise<number> {
+  for (;;) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`server exited (${proc.exitCode}):\n${output()}`);
+    if ((await getStatus(url)) === 200) return performance.now() - t0;
+    if (performance.now() - t0 > timeoutMs) throw new Error(`no 200 from ${url} within ${timeoutMs} ms:\n${output()}`);
+    await delay(5);
+  }
+}
+
+function spawnNode(args: string[], env: Record<string, string>, cwd = ROOT) {
+  const proc = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  const keep = (d: Buffer) => {
+    if (out.length < 20_000) out += d.toString();
+  };
+  proc.stdout?.on("data", keep);
+  proc.stderr?.on("data", keep);
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  const kill = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) {
+      proc.kill("SIGTERM");
+      const forced = setTimeout(() => proc.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(forced);
+    }
+  };
+  return { proc, output: () => out, kill };
+}
+
+/**
+ * Starts the built server the README way (`node dist/main.js start`) on a free port with a fresh
+ * SQLite file, LOG_LEVEL=warn (no per-request log line), and waits for /_sandbox/health.
+ */
+export async function startSandbox(opts: { env?: Record<string, string>; args?: string[] } = {}): Promise<Running> {
+  if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
+  const dir = tempDir();
+  const port = await freePort();
+  const { proc, output, kill } = spawnNode(
+    [MAIN, "start", "--port", String(port), "--host", "127.0.0.1", "--db", join(dir, "sandbox.db"), ...(opts.args ?? [])],
+    { LOG_LEVEL: "warn", ...opts.env },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await firstOk(`${url}/_sandbox/health`, performance.now(), proc, output);
+  } catch (err) {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url,
+    port,
+    pid: proc.pid ?? 0,
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// The floors: the least any Node HTTP server on this machine can do, to compare the sandbox with.
+const FLOOR_SOURCE = `
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+const kind = process.env.FLOOR_KIND;
+const app = new Hono();
+if (kind === "hello") {
+  app.get("/health", (c) => c.json({ status: "ok" }));
+} else {
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(process.env.FLOOR_DB);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.exec("create table if not exists t (id integer primary key, body text not null)");
+  const insert = db.prepare("insert into t (body) values (?)");
+  app.post("/", async (c) => {
+    const id = insert.run(await c.req.text()).lastInsertRowid;
+    return c.json({ id: Number(id) }, 201);
+  });
+}
+serve({ fetch: app.fetch, port: Number(process.env.FLOOR_PORT), hostname: "127.0.0.1" });
+`;
+
+/**
+ * A bare @hono/node-server app in a child process: `hello` answers GET /health `{"status":"ok"}`,
+ * `insert` does one better-sqlite3 INSERT (WAL, synchronous=NORMAL, as the sandbox) per POST /.
+ */
+export async function startBareFloor(kind: "hello" | "insert"): Promise<Running> {
+  const dir = tempDir();
+  const port = await freePort();
+  const { proc, output, kill } = spawnNode(["--input-type=module", "-e", FLOOR_SOURCE], {
+    FLOOR_KIND: kind,
+    FLOOR_PORT: String(port),
+    FLOOR_DB: join(dir, "floor.db"),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const probe =
+    kind === "hello"
+      ? firstOk(`${url}/health`, performance.now(), proc, output)
+      : (async () => {
+          for (let i = 0; i < 5000; i++) {
+            if (proc.exitCode !== null) throw new Error(`floor exited:\n${output()}`);
+            try {
+              const res = await fetch(url, { method: "POST", body: "warmup" });
+              await res.arrayBuffer();
+              if (res.status === 201) return;
+            } catch {
+              // not listening yet
+            }
+            await delay(2);
+          }
+          throw new Error(`insert floor did not start:\n${output()}`);
+        })();
+  try {
+    await probe;
+  } catch (err) {
+    await kill();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url,
+    port,
+    pid: proc.pid ?? 0,
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface LoadOptions {
+  url: string;
+  method?: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** A body per request (i = 0, 1, 2 ... across all connections), e.g. a fresh requestId each time. */
+  bodyFor?: (i: number) => string;
+  connections?: number;
+  /** Seconds. */
+  duration?: number;
+  /** The server's pid (Running.pid): adds cpuUsPerReq to the result. */
+  pid?: number;
+}
+
+export interface LoadResult {
+  /** Mean requests per second over the run. */
+  rps: number;
+  /** Latency percentiles, ms. */
+  p50: number;
+  p99: number;
+  /** Connection errors and timeouts. */
+  errors: number;
+  non2xx: number;
+  total: number;
+  /**
+   * Server CPU time (user + system) per request in µs, when `pid` was given (Linux /proc). Unlike
+   * req/s it barely moves when other work shares the machine, so it is the figure to compare.
+   */
+  cpuUsPerReq?: number;
+}
+
+/** CPU time (user + system) of a process so far in ms, from /proc (Linux); undefined elsewhere. */
+export function processCpuMs(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 Hz on Linux)
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (req: AutocannonRequest) => AutocannonRequest;
+}
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+}
+type Autocannon = (opts: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: AutocannonRequest[];
+}) => Promise<AutocannonResult>;
+
+// autocannon ships no type declarations: load it through require and type the part we use.
+const autocannon = createRequire(import.meta.url)("autocannon") as Autocannon;
+
+/** Runs autocannon against one route and returns its throughput and latency percentiles. */
+export async function load(opts: LoadOptions): Promise<LoadResult> {
+  const { bodyFor } = opts;
+  const headers = { ...(opts.body !== undefined || bodyFor ? { "content-type": "application/json" } : {}), ...opts.headers };
+  let i = 0;
+  const request: AutocannonRequest = {
+    method: opts.method ?? "GET",
+    path: opts.path,
+    headers,
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+    ...(bodyFor ? { setupRequest: (req: AutocannonRequest) => ({ ...req, body: bodyFor(i++) }) } : {}),
+  };
+  const cpu0 = opts.pid ? processCpuMs(opts.pid) : undefined;
+  const r = await autocannon({
+    url: opts.url,
+    connections: opts.connections ?? 32,
+    duration: opts.duration ?? 10,
+    requests: [request],
+  });
+  const out: LoadResult = {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    total: r.requests.total,
+  };
+  const cpu1 = opts.pid ? processCpuMs(opts.pid) : undefined;
+  if (cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0) {
+    out.cpuUsPerReq = Math.round(((cpu1 - cpu0) * 1000) / r.requests.total);
+  }
+  return out;
+}
+
+/**
+ * Cold start: ms from spawning `node dist/main.js start` (fresh db file each run: migrations
+ * included) to the first 200 of /_sandbox/health. Median of `runs`.
+ */
+export async function coldStart(runs = 5): Promise<{ medianMs: number; runsMs: number[] }> {
+  if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
+  const runsMs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const dir = tempDir();
+    const port = await freePort();
+    const t0 = performance.now();
+    const { proc, output, kill } = spawnNode(
+      [MAIN, "start", "--port", String(port), "--host", "127.0.0.1", "--db", join(dir, "sandbox.db")],
+      { LOG_LEVEL: "warn" },
+    );
+    try {
+      runsMs.push(Math.round(await firstOk(`http://127.0.0.1:${port}/_sandbox/health`, t0, proc, output)));
+    } finally {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return { medianMs: median(runsMs), runsMs };
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+export type Row = Record<string, string | number | boolean | null | undefined>;
+
+/**
+ * One machine-readable result line; bench/run.ts collects every line that starts with `{"bench":`.
+ * Its summary table has a column for each of these conventional fields: rps, p50, p99 (ms), cpuUsPerReq, errors,
+ * non2xx, floorRps, vsFloor (or ratio: rps / floorRps), medianMs, target, pass; others go to `other`.
+ */
+export function emit(bench: string, fields: Row): void {
+  console.log(JSON.stringify({ bench, ...fields }));
+}
+
+/** Prints rows as an aligned text table, columns in first-seen key order. */
+export function printTable(rows: Row[]): void {
+  if (rows.length === 0) return;
+  const cols: string[] = [];
+  for (const row of rows) for (const k of Object.keys(row)) if (!cols.includes(k)) cols.push(k);
+  const cell = (v: Row[string]) => (v === undefined || v === null ? "" : typeof v === "number" ? fmt(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) =>
+    vals
+      .map((v, j) => {
+        const w = widths[j] ?? 0;
+        return /^-?[\d.,]+%?x?$/.test(v) ? v.padStart(w) : v.padEnd(w);
+      })
+      .join("  ")
+      .trimEnd();
+  console.log(line(cols));
+  console.log(widths.map((w) => "-".repeat(w)).join("  "));
+  for (const row of rows) console.log(line(cols.map((c) => cell(row[c]))));
+}
+
+function fmt(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(n < 10 ? 2 : 1);
+}

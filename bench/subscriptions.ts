@@ -1,0 +1,120 @@
+/**
+ * The recurring scheduler's throughput (issue 4 item 7): seed N due subscriptions straight into a
+ * temp WAL database (tokens + subscriptions bulk-inserted in one transaction), then time ONE
+ * scheduler run that charges them all through the card payment path with their §6.5 callbacks
+ * enqueued (to a closed port: enqueued, never delivered). One JSON line per size.
+ *
+ * Targets: 10,000 in ≤ 3 s; 100,000 in ≤ 30 s with peak RSS ≤ 300 MB.
+ * Each size runs in its own child process, so its peak RSS is its own.
+ * Run alone with `npx tsx bench/subscriptions.ts` (or one size: `... --size 10000`).
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { openDb } from "../src/db/client.js";
+import { BUILTIN_MERCHANT } from "../src/modules/merchants/merchants.service.js";
+import { ManualClock } from "../src/platform/clock.js";
+import { SubscriptionScheduler } from "../src/scheduler/subscriptions.js";
+import { emit, freePort, ROOT } from "./lib.js";
+
+const TARGETS: Record<number, { seconds: number; rssMb?: number }> = {
+  10000: { seconds: 3 },
+  100000: { seconds: 30, rssMb: 300 },
+};
+const NOW = Date.UTC(2026, 2, 1, 0, 0, 0); // 2026-03-01T00:00Z: every seeded row is due now
+
+async function measure(size: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-subs-"));
+  try {
+    const dbPath = join(dir, "sandbox.db");
+    const db = openDb(dbPath);
+    const clock = new ManualClock(NOW);
+    const ctx = createContext({ config: defaultConfig({ db: dbPath }), clock, db });
+    const closedPort = await freePort(); // nothing listens there
+    const profile = ctx.outcomes.profileFor("4111111111111111");
+
+    const t0 = performance.now();
+    const sqlite = db.$client;
+    const insToken = sqlite.prepare(
+      `INSERT INTO card_tokens (token, merchant_key, request_id, card_bin, card_last4, exp_month, exp_year, card_brand,
+        card_profile, expiration_date, billing_details, created_at) VALUES (?, ?, ?, '411111', '1111', '12', '2030', 'VISA', ?, '2026-05-30', ?, ?)`,
+    );
+    const insSub = sqlite.prepare(
+      `INSERT INTO subscriptions (id, merchant_key, request_id, card_token, status, amount, currency, frequency, interval,
+        start_date, next_charge_date, next_charge_at, failure_count, charge_count, max_retries, skip_first_charge,
+        callback_url, success_redirect_url, failure_redirect_url, billing_details, order_data, device, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'ACTIVE', 999, 'USD', 'MONTHLY', 1, '2026-02-01', '2026-03-01', ?, 0, 1, 3, 0, ?, ?, ?, ?, '{}', ?, ?, ?)`,
+    );
+    const billing = JSON.stringify({ firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", country: "GB" });
+    const device = JSON.stringify({ ip: "203.0.113.7", userAgent: "bench" });
+    const cb = `http://127.0.0.1:${closedPort}/cb`;
+    const key = BUILTIN_MERCHANT.merchantKey;
+    sqlite.transaction(() => {
+      for (let i = 0; i < size; i++) {
+        const tok = `tok_bench${String(i).padStart(11, "0")}`;
+        insToken.run(tok, key, `t${i}`, profile, billing, NOW - 86_400_000);
+        insSub.run(`sub_bench${String(i).padStart(11, "0")}`, key, `s${i}`, tok, NOW, cb, cb, cb, billing, device, NOW, NOW);
+      }
+    })();
+    const seedSeconds = (performance.now() - t0) / 1000;
+
+    const scheduler = new SubscriptionScheduler(ctx.subscriptions, clock, () => undefined);
+    const t1 = performance.now();
+    const { charges } = scheduler.run(clock.nowMs());
+    const seconds = (performance.now() - t1) / 1000;
+    const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024);
+
+    const count = (sql: string) => (sqlite.prepare(sql).get() as { n: number }).n;
+    const enqueued = count("SELECT count(*) AS n FROM webhook_deliveries WHERE kind = 'subscription_charge'");
+    const charged = count("SELECT count(*) AS n FROM transactions WHERE kind = 'subscription_charge' AND status = 'SUCCEED'");
+    const moved = count("SELECT count(*) AS n FROM subscriptions WHERE next_charge_date = '2026-04-01'");
+    const correct = charges === size && enqueued === size && charged === size && moved === size;
+    const target = TARGETS[size];
+    const pass = correct && (!target || (seconds <= target.seconds && (target.rssMb === undefined || peakRssMb <= target.rssMb)));
+    console.log(
+      `${size} subscriptions: seeded in ${seedSeconds.toFixed(2)} s; one run charged ${charges} in ${seconds.toFixed(2)} s ` +
+        `(${Math.round((seconds * 1e6) / size)} µs each), ${enqueued} callbacks enqueued, peak RSS ${peakRssMb} MB` +
+        (target
+          ? `; target ≤ ${target.seconds} s${target.rssMb ? `, ≤ ${target.rssMb} MB` : ""}: ${pass ? "met" : "MISSED"}`
+          : ""),
+    );
+    emit("subscription-run", {
+      size,
+      seconds: Number(seconds.toFixed(3)),
+      usPerCharge: Math.round((seconds * 1e6) / size),
+      peakRssMb,
+      seedSeconds: Number(seedSeconds.toFixed(2)),
+      charges,
+      enqueued,
+      target: target ? `<=${target.seconds}s${target.rssMb ? `,<=${target.rssMb}MB` : ""}` : undefined,
+      pass,
+    });
+    db.$client.close();
+    if (!pass) process.exitCode = 1;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs this script for one size in a child process; resolves with its exit code. */
+function child(size: number): Promise<number | null> {
+  return new Promise((resolve) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--size", String(size)], {
+      cwd: ROOT,
+      stdio: "inherit",
+    });
+    proc.on("close", resolve);
+  });
+}
+
+const sizeArg = process.argv.indexOf("--size");
+if (sizeArg >= 0) {
+  await measure(Number(process.argv[sizeArg + 1]));
+} else {
+  let failed = false;
+  for (const size of [10_000, 100_000]) if ((await child(size)) !== 0) failed = true;
+  if (failed) process.exitCode = 1;
+}

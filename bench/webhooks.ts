@@ -1,0 +1,114 @@
+/**
+ * Webhook deliveries per second (issue 3 item 8): 20,000 deliveries across 10,000 transaction ids
+ * (two per transaction, so the per-transaction ordering is exercised) enqueued into a context on a
+ * temp WAL SQLite file, then one `ctx.work.runUntil()` drains them against a node:http receiver on
+ * 127.0.0.1 answering 200 (in a child process, so it does not share this event loop).
+ *
+ * Target ≥ 2,000 deliveries/s. Run with `npx tsx bench/webhooks.ts` (BENCH_COUNT=n to resize).
+ * Prints one JSON line: {"bench":"webhooks","deliveriesPerSec":N,"count":N,"seconds":S}.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { ManualClock } from "../src/platform/clock.js";
+import { randomIds } from "../src/platform/ids.js";
+
+const COUNT = Number(process.env.BENCH_COUNT ?? 20_000);
+const PER_TX = 2;
+
+const RECEIVER = `
+const http = require("node:http");
+let n = 0;
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => { n++; res.statusCode = 200; res.end("ok"); });
+});
+server.keepAliveTimeout = 30000;
+server.listen(0, "127.0.0.1", () => console.log("PORT " + server.address().port));
+process.on("message", () => process.send({ received: n }));
+`;
+
+function startReceiver(): Promise<{ url: string; received(): Promise<number>; stop(): void }> {
+  const proc = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    proc.stdout?.on("data", (d: Buffer) => {
+      const m = /PORT (\d+)/.exec(d.toString());
+      if (!m) return;
+      resolve({
+        url: `http://127.0.0.1:${m[1]}/hooks?shop=bench`,
+        received: () =>
+          new Promise((res) => {
+            proc.once("message", (msg) => res((msg as { received: number }).received));
+            proc.send("count");
+          }),
+        stop: () => proc.kill("SIGTERM"),
+      });
+    });
+    proc.once("exit", (code) => reject(new Error(`receiver exited ${code}`)));
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-webhooks-"));
+const receiver = await startReceiver();
+const clock = new ManualClock(Date.UTC(2026, 0, 1));
+const ctx = createContext({ config: defaultConfig({ db: join(dir, "sandbox.db") }), clock, ids: randomIds });
+try {
+  const merchant = ctx.merchants.byKey("sandbox_merchant_key");
+  if (!merchant) throw new Error("built-in merchant missing");
+  const tEnqueue = performance.now();
+  ctx.db.$client.transaction(() => {
+    for (let i = 0; i < COUNT; i++) {
+      const tx = `tx_bench_${Math.floor(i / PER_TX)}`;
+      const status = i % PER_TX === PER_TX - 1 ? "SUCCEED" : "PROCESSING";
+      ctx.outbox.enqueue({
+        merchant,
+        kind: "card_payment",
+        callbackUrl: receiver.url,
+        paymentMethod: "card",
+        transactionId: tx,
+        eventStatus: status,
+        body: {
+          transactionId: tx,
+          requestId: `req_${i}`,
+          mid: merchant.mid,
+          transactionStatus: status,
+          declineCode: null,
+          cardMask: "411111******1111",
+          orderCurrency: "USD",
+          processedCurrency: "USD",
+          orderAmount: 20.5,
+          processedAmount: 20.5,
+          conversionRate: 1,
+          createdAt: clock.now().toISOString(),
+        },
+      });
+    }
+  })();
+  const enqueueSeconds = (performance.now() - tEnqueue) / 1000;
+
+  const t0 = performance.now();
+  const ran = await ctx.work.runUntil();
+  const seconds = (performance.now() - t0) / 1000;
+
+  const received = await receiver.received();
+  const pending = ctx.webhooks.journal({ status: "pending", limit: 1 }).length;
+  console.log(
+    `enqueued ${COUNT} in ${enqueueSeconds.toFixed(2)} s; ${ran.deliveries} attempts in ${seconds.toFixed(2)} s; ` +
+      `receiver got ${received}; pending left: ${pending}`,
+  );
+  if (ran.deliveries !== COUNT || received !== COUNT || pending !== 0) {
+    console.error("bench broken: not every delivery was made exactly once");
+    process.exitCode = 1;
+  }
+  const deliveriesPerSec = Math.round(COUNT / seconds);
+  console.log(`${deliveriesPerSec} deliveries/s (target ≥ 2000: ${deliveriesPerSec >= 2000 ? "met" : "MISSED"})`);
+  console.log(JSON.stringify({ bench: "webhooks", deliveriesPerSec, count: COUNT, seconds: Number(seconds.toFixed(3)) }));
+} finally {
+  await ctx.webhooks.close();
+  ctx.db.$client.close();
+  receiver.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
