@@ -2,7 +2,8 @@
 // waits on tsc), copies the drizzle migrations beside it, and writes dist/main.js, a loader that
 // turns on Node's compile cache where it exists (Node >= 22.1) before loading the server.
 // Bundling halves cold start: one file to compile instead of hundreds of module resolutions.
-// better-sqlite3 stays external (native addon); pino-pretty too (loaded only on a terminal).
+// External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
+// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario).
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -14,7 +15,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["better-sqlite3", "pino-pretty"],
+  external: ["better-sqlite3", "pino-pretty", "undici", "yaml"],
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

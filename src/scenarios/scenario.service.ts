@@ -3,8 +3,8 @@
  * them, adds their merchants and keeps the whole document for the outcome engine and FX.
  */
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { asc } from "drizzle-orm";
-import { parse as parseYaml } from "yaml";
 import { type Db, inTransaction } from "../db/client.js";
 import { scenarios } from "../db/schema/index.js";
 import type { MerchantService } from "../modules/merchants/merchants.service.js";
@@ -82,7 +82,10 @@ export class ScenarioService {
 /** Parses YAML (a superset of JSON) or JSON text into a document; a syntax error is a 400. */
 export function parseDocument(text: string, source: string): unknown {
   try {
-    return source.endsWith(".json") ? JSON.parse(text) : parseYaml(text);
+    if (source.endsWith(".json")) return JSON.parse(text);
+    // loaded on first use: most starts load no YAML, and cold start need not parse it
+    const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+    return yaml.parse(text);
   } catch (err) {
     throw badRequest(`Invalid scenario (${source}): cannot parse: ${(err as Error).message.split("\n")[0]}`);
   }

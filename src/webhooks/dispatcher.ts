@@ -11,7 +11,7 @@
  * - Redirects are not followed: a 3xx is a failed attempt, as any non-2xx.
  */
 import { performance } from "node:perf_hooks";
-import { Agent, request } from "undici";
+import type { Agent } from "undici";
 import { type Db, inTransaction } from "../db/client.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import { notFound } from "../platform/errors.js";
@@ -24,6 +24,13 @@ export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
 const MINUTE = 60_000;
+
+/** undici is loaded on the first delivery, not at start: it is ~1 MiB that cold start need not parse. */
+let undici: Promise<typeof import("undici")> | undefined;
+const loadUndici = () => {
+  undici ??= import("undici");
+  return undici;
+};
 
 export interface DispatcherOptions {
   /** A delivery succeeds on a 2xx within this many real ms (CONTRACT: 10 s; tests shorten it). */
@@ -76,7 +83,7 @@ function describe(err: unknown): string {
 export class WebhookDispatcher implements DueWork {
   readonly name = "deliveries";
   private readonly repo: WebhooksRepo;
-  private readonly agent: Agent;
+  private agent: Promise<Agent> | undefined;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly batch: number;
@@ -92,12 +99,20 @@ export class WebhookDispatcher implements DueWork {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.concurrency = opts.concurrency ?? 64;
     this.batch = Math.max(1, Math.floor(this.concurrency / 4));
-    this.agent = new Agent({
-      keepAliveTimeout: 4_000,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      connect: { timeout: this.timeoutMs },
-    });
+  }
+
+  /** One keep-alive agent for every delivery, made on first use. */
+  private http(): Promise<Agent> {
+    this.agent ??= loadUndici().then(
+      ({ Agent }) =>
+        new Agent({
+          keepAliveTimeout: 4_000,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+          connect: { timeout: this.timeoutMs },
+        }),
+    );
+    return this.agent;
   }
 
   /** DueWork: the earliest due time of a delivery that run() would send (blocked rows have none). */
@@ -229,7 +244,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** Closes the keep-alive connections (tests, shutdown). */
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.agent) await (await this.agent).close();
   }
 
   private claim(now: number, limit: number): Array<{ row: DueRow; n: number; at: number }> {
@@ -260,8 +275,9 @@ export class WebhookDispatcher implements DueWork {
       durationMs: Math.round(performance.now() - start),
     });
     try {
+      const [{ request }, agent] = await Promise.all([loadUndici(), this.http()]);
       const res = await request(row.url, {
-        dispatcher: this.agent,
+        dispatcher: agent,
         method: "POST",
         headers: { ...row.headers, "X-Sandbox-Attempt": String(n) },
         body: row.body,

@@ -17,6 +17,10 @@ const CACHE_LIMIT = 10_000;
 
 export class AuthService {
   private readonly secret: string;
+  /** The secret imported once as a WebCrypto key: hono/jwt would re-import a string per call (~100 µs). */
+  private key: Promise<CryptoKey> | undefined;
+  /** The last token per merchant: the JWT is a pure function of (merchant, iat second), so reuse it. */
+  private readonly lastIssued = new Map<string, { iat: number; token: string }>();
   /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
   private readonly verified = new Map<string, { sub: string; expMs: number }>();
 
@@ -34,13 +38,25 @@ export class AuthService {
     }
   }
 
+  private signingKey(): Promise<CryptoKey> {
+    this.key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(this.secret), { name: "HMAC", hash: "SHA-256" }, false, [
+      "sign",
+      "verify",
+    ]);
+    return this.key;
+  }
+
   /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
   async issue(merchantKey: string, merchantSecret: string): Promise<{ merchantKey: string; token: string }> {
     const m = this.merchants.byKey(merchantKey);
     if (!m || !safeEqual(m.merchantSecret, merchantSecret)) throw unauthorized("Invalid merchant credentials");
     const iat = Math.floor(this.clock.nowMs() / 1000);
-    const jwt = await sign({ sub: m.merchantKey, iat, exp: iat + TOKEN_TTL_SECONDS }, this.secret, "HS256");
-    return { merchantKey: m.merchantKey, token: `Bearer ${jwt}` };
+    const last = this.lastIssued.get(m.merchantKey);
+    if (last?.iat === iat) return { merchantKey: m.merchantKey, token: last.token };
+    const jwt = await sign({ sub: m.merchantKey, iat, exp: iat + TOKEN_TTL_SECONDS }, await this.signingKey(), "HS256");
+    const token = `Bearer ${jwt}`;
+    this.lastIssued.set(m.merchantKey, { iat, token });
+    return { merchantKey: m.merchantKey, token };
   }
 
   /**
@@ -56,7 +72,7 @@ export class AuthService {
     if (!claims) {
       let payload: Record<string, unknown>;
       try {
-        payload = await verify(jwt, this.secret, { alg: "HS256", exp: false, nbf: false, iat: false });
+        payload = await verify(jwt, await this.signingKey(), { alg: "HS256", exp: false, nbf: false, iat: false });
       } catch {
         throw unauthorized("Invalid access token");
       }
