@@ -25,3 +25,26 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) =
   content: { "application/json": { schema } },
   ...(description ? { description } : {}),
 });
+
+/** A JSON response of a route: `200: jsonResponse(Schema, "what it is")`. */
+export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/**
+ * An absolute http(s) URL. Not `z.httpUrl()`: its host pattern needs a dotted domain with a TLD,
+ * so it refuses `http://localhost:3000/...` and `http://127.0.0.1/...`, the usual targets here.
+ */
+export const httpUrl = () =>
+  z
+    .string()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
+      } catch {
+        return false;
+      }
+    })
+    .openapi({ format: "uri", example: "https://merchant.example/callback" });

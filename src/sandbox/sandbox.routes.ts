@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "../http/schemas.js";
+import { errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
 
 const tags = ["Sandbox control plane"];
 const security = [{ AdminToken: [] }];
@@ -22,17 +22,12 @@ export const ScenarioLoadedSchema = z
   .object({ name: z.string(), merchants: z.array(z.string()), cards: z.number(), rules: z.number() })
   .openapi("ScenarioLoaded");
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 export const healthRoute = createRoute({
   method: "get",
   path: "/_sandbox/health",
   tags,
   summary: "Ready once migrations and scenarios are loaded",
-  responses: { 200: json(HealthSchema, "Ready") },
+  responses: { 200: jsonResponse(HealthSchema, "Ready") },
 });
 
 export const resetRoute = createRoute({
@@ -41,7 +36,10 @@ export const resetRoute = createRoute({
   tags,
   security,
   summary: "Drop all transactions, tokens, subscriptions and deliveries; reload merchants and scenarios; clock to its start",
-  responses: { 200: json(z.object({ status: z.literal("reset"), now: z.string() }), "Reset done"), ...errorResponses(401) },
+  responses: {
+    200: jsonResponse(z.object({ status: z.literal("reset"), now: z.string() }), "Reset done"),
+    ...errorResponses(401),
+  },
 });
 
 export const clockRoute = createRoute({
@@ -50,7 +48,7 @@ export const clockRoute = createRoute({
   tags,
   security,
   summary: "The virtual clock",
-  responses: { 200: json(ClockSchema, "Now and scale"), ...errorResponses(401) },
+  responses: { 200: jsonResponse(ClockSchema, "Now and scale"), ...errorResponses(401) },
 });
 
 export const advanceRoute = createRoute({
@@ -60,7 +58,7 @@ export const advanceRoute = createRoute({
   security,
   summary: "Move virtual time forward, running everything due on the way",
   request: { body: jsonBody(AdvanceRequestSchema) },
-  responses: { 200: json(AdvanceResponseSchema, "Where the clock is now and what ran"), ...errorResponses(400, 401) },
+  responses: { 200: jsonResponse(AdvanceResponseSchema, "Where the clock is now and what ran"), ...errorResponses(400, 401) },
 });
 
 export const loadScenarioRoute = createRoute({
@@ -70,5 +68,5 @@ export const loadScenarioRoute = createRoute({
   security,
   summary: "Load a scenario document (CONTRACT §6) now",
   request: { body: jsonBody(z.record(z.string(), z.unknown()).openapi("ScenarioDocument")) },
-  responses: { 200: json(ScenarioLoadedSchema, "Loaded"), ...errorResponses(400, 401) },
+  responses: { 200: jsonResponse(ScenarioLoadedSchema, "Loaded"), ...errorResponses(400, 401) },
 });

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../http/schemas.js";
+import { errorResponses, jsonResponse } from "../http/schemas.js";
 
 const tags = ["Sandbox control plane"];
 const security = [{ AdminToken: [] }];
@@ -44,11 +44,6 @@ export const WebhookJournalQuerySchema = z.object({
 
 export type WebhookDeliveryResponse = z.infer<typeof WebhookDeliverySchema>;
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 export const webhookJournalRoute = createRoute({
   method: "get",
   path: "/_sandbox/webhooks",
@@ -56,7 +51,7 @@ export const webhookJournalRoute = createRoute({
   security,
   summary: "The webhook delivery journal, newest first",
   request: { query: WebhookJournalQuerySchema },
-  responses: { 200: json(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
+  responses: { 200: jsonResponse(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
 });
 
 export const webhookReplayRoute = createRoute({
@@ -73,5 +68,5 @@ export const webhookReplayRoute = createRoute({
         .openapi({ param: { name: "id", in: "path" } }),
     }),
   },
-  responses: { 201: json(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(401, 404) },
+  responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(401, 404) },
 });

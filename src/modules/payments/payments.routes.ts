@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "../../http/schemas.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
+import { TEST_CARDS } from "../../platform/fixtures.js";
 import { isCurrency } from "../../platform/money.js";
 
 const tags = ["Card payments"];
@@ -25,12 +26,11 @@ const isDate = (d: string) => {
 };
 
 const text = () => z.string().min(1);
-const url = () => z.url({ protocol: /^https?$/ });
 const stringish = () => z.union([z.string(), z.number()]);
 
 export const CardSchema = z
   .object({
-    number: z.string().openapi({ description: "12-19 digits, Luhn-valid", example: "4111111111111111" }),
+    number: z.string().openapi({ description: "12-19 digits, Luhn-valid", example: TEST_CARDS[0]?.number }),
     cardHolderName: z.string().optional(),
     expMonth: z
       .string()
@@ -125,9 +125,9 @@ export const CardPaymentRequestSchema = z
       .string()
       .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/)
       .openapi({ example: "en" }),
-    callbackUrl: url().optional().openapi({ description: "Required with requestThreeDSecure" }),
-    successRedirectUrl: url().optional().openapi({ description: "Required with requestThreeDSecure" }),
-    failureRedirectUrl: url().optional().openapi({ description: "Required with requestThreeDSecure" }),
+    callbackUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
+    successRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
+    failureRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
     billingDetails: BillingDetailsSchema,
     order: OrderSchema,
     device: DeviceSchema,
@@ -194,11 +194,6 @@ const IdParam = z.object({
     .openapi({ param: { name: "id", in: "path" }, example: "tx_4fQ..." }),
 });
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 export const createCardPaymentRoute = createRoute({
   method: "post",
   path: "/payments/card",
@@ -206,7 +201,7 @@ export const createCardPaymentRoute = createRoute({
   summary: "Create a card payment (SUCCEED, FAILED + declineCode, CUSTOMER_VERIFICATION + challengeUrl, or PROCESSING)",
   request: { body: jsonBody(CardPaymentRequestSchema) },
   responses: {
-    200: json(CardPaymentResponseSchema, "Outcome (declines are 200 too); the same for a replayed requestId"),
+    200: jsonResponse(CardPaymentResponseSchema, "Outcome (declines are 200 too); the same for a replayed requestId"),
     ...errorResponses(400, 401, 409, 413),
   },
 });
@@ -217,7 +212,7 @@ export const cardStatusRoute = createRoute({
   tags,
   summary: "Current status of a card transaction",
   request: { params: IdParam },
-  responses: { 200: json(CardStatusSchema, "Status"), ...errorResponses(401, 404) },
+  responses: { 200: jsonResponse(CardStatusSchema, "Status"), ...errorResponses(401, 404) },
 });
 
 export const cardInfoRoute = createRoute({
@@ -226,5 +221,5 @@ export const cardInfoRoute = createRoute({
   tags,
   summary: "A card transaction in the card-callback shape, with declineCode",
   request: { params: IdParam },
-  responses: { 200: json(CardCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  responses: { 200: jsonResponse(CardCallbackSchema, "The record"), ...errorResponses(401, 404) },
 });

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "../../http/schemas.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { BillingDetailsSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
-import { httpUrl } from "../tokens/tokens.routes.js";
 import { FREQUENCIES } from "./schedule.js";
 import { SUBSCRIPTION_STATUSES } from "./subscriptions.service.js";
 
@@ -113,11 +112,6 @@ const IdParam = z.object({
     .openapi({ param: { name: "subscriptionId", in: "path" }, example: "sub_4fQ..." }),
 });
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 const PATH = "/payments/card/recurring";
 
 export const createSubscriptionRoute = createRoute({
@@ -127,7 +121,10 @@ export const createSubscriptionRoute = createRoute({
   summary: "Create a subscription: first charge now (or TRIALING with skipFirstCharge)",
   request: { body: jsonBody(CreateSubscriptionRequestSchema) },
   responses: {
-    200: json(CreateSubscriptionResponseSchema, "Created, or the declined first charge; the same for a replayed requestId"),
+    200: jsonResponse(
+      CreateSubscriptionResponseSchema,
+      "Created, or the declined first charge; the same for a replayed requestId",
+    ),
     ...errorResponses(400, 401, 409, 413),
   },
 });
@@ -138,7 +135,7 @@ export const getSubscriptionRoute = createRoute({
   tags,
   summary: "Retrieve a subscription",
   request: { params: IdParam },
-  responses: { 200: json(SubscriptionSchema, "The subscription"), ...errorResponses(400, 401) },
+  responses: { 200: jsonResponse(SubscriptionSchema, "The subscription"), ...errorResponses(400, 401) },
 });
 
 export const updateSubscriptionRoute = createRoute({
@@ -147,7 +144,7 @@ export const updateSubscriptionRoute = createRoute({
   tags,
   summary: "Update plan fields (from the next charge) or move the status (pause, resume, cancel)",
   request: { params: IdParam, body: jsonBody(UpdateSubscriptionRequestSchema) },
-  responses: { 200: json(SubscriptionSchema, "The subscription after the change"), ...errorResponses(400, 401, 413) },
+  responses: { 200: jsonResponse(SubscriptionSchema, "The subscription after the change"), ...errorResponses(400, 401, 413) },
 });
 
 export const cancelSubscriptionRoute = createRoute({

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "../../http/schemas.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
+import { TEST_CARDS } from "../../platform/fixtures.js";
 import { isCurrency } from "../../platform/money.js";
 import { BillingDetailsSchema, CardPaymentResponseSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
 
@@ -7,26 +8,9 @@ const tags = ["Card tokens and one-click"];
 
 const Metadata = z.record(z.string(), z.string());
 
-/**
- * An absolute http(s) URL. Not `z.httpUrl()`: its host pattern needs a dotted domain with a TLD,
- * so it refuses `http://localhost:3000/...` and `http://127.0.0.1/...`, the usual targets here.
- */
-export const httpUrl = () =>
-  z
-    .string()
-    .refine((v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === "http:" || u.protocol === "https:") && u.hostname !== "";
-      } catch {
-        return false;
-      }
-    })
-    .openapi({ format: "uri", example: "https://merchant.example/callback" });
-
 export const TokenCardSchema = z
   .object({
-    number: z.string().openapi({ description: "12-19 digits, Luhn-valid; never stored", example: "4111111111111111" }),
+    number: z.string().openapi({ description: "12-19 digits, Luhn-valid; never stored", example: TEST_CARDS[0]?.number }),
     expMonth: z
       .string()
       .regex(/^(0[1-9]|1[0-2])$/)
@@ -107,11 +91,6 @@ export const ChargeRequestSchema = z
 export type ChargeRequest = z.infer<typeof ChargeRequestSchema>;
 export type ChargeResponse = z.infer<typeof CardPaymentResponseSchema>;
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-
 export const tokenizeRoute = createRoute({
   method: "post",
   path: "/payments/card/tokenize",
@@ -119,7 +98,7 @@ export const tokenizeRoute = createRoute({
   summary: "Vault a card and get a token (synchronous: no 3DS, no webhook)",
   request: { body: jsonBody(TokenizeRequestSchema) },
   responses: {
-    200: json(TokenSchema, "The token; the same for a replayed requestId"),
+    200: jsonResponse(TokenSchema, "The token; the same for a replayed requestId"),
     ...errorResponses(400, 401, 409, 413),
   },
 });
@@ -131,7 +110,7 @@ export const chargeRoute = createRoute({
   summary: "One-click charge of a token: the card payment path, same response and callback",
   request: { body: jsonBody(ChargeRequestSchema) },
   responses: {
-    200: json(CardPaymentResponseSchema, "Outcome (declines are 200 too); the same for a replayed requestId"),
+    200: jsonResponse(CardPaymentResponseSchema, "Outcome (declines are 200 too); the same for a replayed requestId"),
     ...errorResponses(400, 401, 409, 413),
   },
 });
