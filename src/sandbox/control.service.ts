@@ -15,6 +15,8 @@ import type { RanCounts } from "../scheduler/due-work.js";
 /** The recurring scheduler runs every 5 virtual minutes (interface §8). */
 export const SCHEDULER_TICK_MS = 5 * 60_000;
 
+const MAX_JUMP_MS = 36_525 * 86_400_000;
+
 /** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
 const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
 
@@ -69,6 +71,11 @@ export class ControlService {
       target = t;
     } else {
       throw badRequest("Missing required field: by (or to)");
+    }
+    // One jump covers at most a century: the scheduler runs every charge on the way, and dates past
+    // year 9999 have no ISO 8601 form.
+    if (target - now > MAX_JUMP_MS) {
+      throw badRequest(`Invalid field: ${input.by !== undefined ? "by" : "to"} (at most 100 years at once)`);
     }
     const ran = await this.ctx.work.runUntil(target);
     // Every 5-minute scheduler boundary passed over counts as a tick, whether or not it had work
