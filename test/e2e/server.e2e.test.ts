@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT, type RunningServer, runCli, startServer, tempDbPath } from "../helpers/server.js";
+import { cardPaymentBody } from "../http/payments.body.js";
 
 let server: RunningServer | undefined;
 afterEach(async () => {
@@ -57,13 +58,38 @@ describe("the real server", () => {
     expect(auth.status).toBe(200);
   });
 
-  it("loads scenario files given at start", async () => {
+  it("loads scenario files given at start: scenarios/fx-refunds.yaml does what it says", async () => {
     server = await startServer({ env: { SANDBOX_SCENARIO: join(ROOT, "scenarios/fx-refunds.yaml") } });
     const auth = await json(`${server.url}/api/v1/auth`, {
       method: "POST",
       body: JSON.stringify({ merchantKey: "qa_key", merchantSecret: "qa_secret" }),
     });
     expect(auth.status).toBe(200);
+    const pay = (over: Parameters<typeof cardPaymentBody>[0]) =>
+      json(`${server!.url}/api/v1/payments/card`, {
+        method: "POST",
+        headers: { authorization: auth.body.token as string },
+        body: JSON.stringify(cardPaymentBody({ mid: "qa-mid", amount: "20.00", currency: "USD", ...over })),
+      });
+    // USD order, EUR processing, USD 1.25 per EUR → 16.00 EUR
+    const ok = await pay({});
+    expect(ok.body.transactionStatus).toBe("SUCCEED");
+    const info = await json(`${server.url}/api/v1/payments/card/info/${ok.body.transactionId}`, {
+      headers: { authorization: auth.body.token as string },
+    });
+    expect(info.body).toMatchObject({
+      orderAmount: 20,
+      orderCurrency: "USD",
+      processedAmount: 16,
+      processedCurrency: "EUR",
+      conversionRate: 0.8,
+    });
+    // the scenario's card and amount rule
+    expect((await pay({ card: { number: "4242424242424242" } })).body).toMatchObject({
+      transactionStatus: "FAILED",
+      declineCode: 5,
+    });
+    expect((await pay({ amount: "13.37" })).body).toMatchObject({ transactionStatus: "FAILED", declineCode: 5 });
   });
 
   it("closes within 2 s of SIGTERM and of SIGINT", async () => {
