@@ -8,45 +8,11 @@
  * Run with `npx tsx bench/card-payments.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  * Prints one JSON line: {"bench":"card-payment","rps","p50","p99","floorRps","ratio",...}.
  */
-import { spawn } from "node:child_process";
-import { emit, load, startBareFloor, startSandbox } from "./lib.js";
+import { emit, load, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 32;
-
-// The webhook receiver lives in its own process: it must not share an event loop with autocannon.
-const RECEIVER = `
-const http = require("node:http");
-let n = 0;
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on("end", () => { n++; res.statusCode = 200; res.end("ok"); });
-});
-server.keepAliveTimeout = 30000;
-server.listen(0, "127.0.0.1", () => console.log("PORT " + server.address().port));
-process.on("message", () => process.send({ received: n }));
-`;
-
-function startReceiver(): Promise<{ url: string; received(): Promise<number>; stop(): void }> {
-  const proc = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
-  return new Promise((resolve, reject) => {
-    proc.stdout?.on("data", (d: Buffer) => {
-      const m = /PORT (\d+)/.exec(d.toString());
-      if (!m) return;
-      resolve({
-        url: `http://127.0.0.1:${m[1]}/hooks`,
-        received: () =>
-          new Promise((res) => {
-            proc.once("message", (msg) => res((msg as { received: number }).received));
-            proc.send("count");
-          }),
-        stop: () => proc.kill("SIGTERM"),
-      });
-    });
-    proc.once("exit", (code) => reject(new Error(`receiver exited ${code}`)));
-  });
-}
 
 function paymentBody(requestId: string, callbackUrl: string): string {
   return JSON.stringify({
@@ -80,7 +46,7 @@ function paymentBody(requestId: string, callbackUrl: string): string {
   });
 }
 
-const receiver = await startReceiver();
+const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
 try {

@@ -88,6 +88,24 @@ function spawnNode(args: string[], env: Record<string, string>, cwd = ROOT) {
   return { proc, output: () => out, kill };
 }
 
+/** Once `ready` resolves, a Running that stops the process and removes its folder; on failure, the same cleanup. */
+async function whenReady(
+  ready: Promise<unknown>,
+  p: { url: string; port: number; proc: ChildProcess; kill: () => Promise<void>; dir: string },
+): Promise<Running> {
+  const stop = async () => {
+    await p.kill();
+    rmSync(p.dir, { recursive: true, force: true });
+  };
+  try {
+    await ready;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { url: p.url, port: p.port, pid: p.proc.pid ?? 0, stop };
+}
+
 /**
  * Starts the built server the README way (`node dist/main.js start`) on a free port with a fresh
  * SQLite file, LOG_LEVEL=warn (no per-request log line), and waits for /_sandbox/health.
@@ -101,22 +119,7 @@ export async function startSandbox(opts: { env?: Record<string, string>; args?: 
     { LOG_LEVEL: "warn", ...opts.env },
   );
   const url = `http://127.0.0.1:${port}`;
-  try {
-    await firstOk(`${url}/_sandbox/health`, performance.now(), proc, output);
-  } catch (err) {
-    await kill();
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return {
-    url,
-    port,
-    pid: proc.pid ?? 0,
-    async stop() {
-      await kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return whenReady(firstOk(`${url}/_sandbox/health`, performance.now(), proc, output), { url, port, proc, kill, dir });
 }
 
 // The floors: the least any Node HTTP server on this machine can do, to compare the sandbox with.
@@ -172,22 +175,7 @@ export async function startBareFloor(kind: "hello" | "insert"): Promise<Running>
           }
           throw new Error(`insert floor did not start:\n${output()}`);
         })();
-  try {
-    await probe;
-  } catch (err) {
-    await kill();
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return {
-    url,
-    port,
-    pid: proc.pid ?? 0,
-    async stop() {
-      await kill();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return whenReady(probe, { url, port, proc, kill, dir });
 }
 
 export interface LoadOptions {
@@ -355,4 +343,46 @@ export function printTable(rows: Row[]): void {
 
 function fmt(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(n < 10 ? 2 : 1);
+}
+
+// A webhook receiver in its own process: it must not share an event loop with autocannon or the sandbox.
+const RECEIVER_SOURCE = `
+const http = require("node:http");
+let n = 0;
+const server = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => { n++; res.statusCode = 200; res.end("ok"); });
+});
+server.keepAliveTimeout = 30000;
+server.listen(0, "127.0.0.1", () => console.log("PORT " + server.address().port));
+process.on("message", () => process.send({ received: n }));
+`;
+
+export interface CountingReceiver {
+  /** `http://127.0.0.1:PORT` + the path given. */
+  url: string;
+  /** How many requests it has answered so far. */
+  received(): Promise<number>;
+  stop(): void;
+}
+
+/** Starts a receiver that answers every POST with 200 and counts them; `path` is appended to its URL. */
+export function startCountingReceiver(path = "/hooks"): Promise<CountingReceiver> {
+  const proc = spawn(process.execPath, ["-e", RECEIVER_SOURCE], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
+  return new Promise((resolve, reject) => {
+    proc.stdout?.on("data", (d: Buffer) => {
+      const m = /PORT (\d+)/.exec(d.toString());
+      if (!m) return;
+      resolve({
+        url: `http://127.0.0.1:${m[1]}${path}`,
+        received: () =>
+          new Promise((res) => {
+            proc.once("message", (msg) => res((msg as { received: number }).received));
+            proc.send("count");
+          }),
+        stop: () => proc.kill("SIGTERM"),
+      });
+    });
+    proc.once("exit", (code) => reject(new Error(`receiver exited ${code}`)));
+  });
 }

@@ -7,7 +7,7 @@
  * Target ≥ 2,000 deliveries/s. Run with `npx tsx bench/webhooks.ts` (BENCH_COUNT=n to resize).
  * Prints one JSON line: {"bench":"webhooks","deliveriesPerSec":N,"count":N,"seconds":S}.
  */
-import { spawn } from "node:child_process";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,44 +15,13 @@ import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { ManualClock } from "../src/platform/clock.js";
 import { randomIds } from "../src/platform/ids.js";
+import { startCountingReceiver } from "./lib.js";
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 20_000);
 const PER_TX = 2;
 
-const RECEIVER = `
-const http = require("node:http");
-let n = 0;
-const server = http.createServer((req, res) => {
-  req.resume();
-  req.on("end", () => { n++; res.statusCode = 200; res.end("ok"); });
-});
-server.keepAliveTimeout = 30000;
-server.listen(0, "127.0.0.1", () => console.log("PORT " + server.address().port));
-process.on("message", () => process.send({ received: n }));
-`;
-
-function startReceiver(): Promise<{ url: string; received(): Promise<number>; stop(): void }> {
-  const proc = spawn(process.execPath, ["-e", RECEIVER], { stdio: ["ignore", "pipe", "inherit", "ipc"] });
-  return new Promise((resolve, reject) => {
-    proc.stdout?.on("data", (d: Buffer) => {
-      const m = /PORT (\d+)/.exec(d.toString());
-      if (!m) return;
-      resolve({
-        url: `http://127.0.0.1:${m[1]}/hooks?shop=bench`,
-        received: () =>
-          new Promise((res) => {
-            proc.once("message", (msg) => res((msg as { received: number }).received));
-            proc.send("count");
-          }),
-        stop: () => proc.kill("SIGTERM"),
-      });
-    });
-    proc.once("exit", (code) => reject(new Error(`receiver exited ${code}`)));
-  });
-}
-
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-webhooks-"));
-const receiver = await startReceiver();
+const receiver = await startCountingReceiver("/hooks?shop=bench");
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
 const ctx = createContext({ config: defaultConfig({ db: join(dir, "sandbox.db") }), clock, ids: randomIds });
 try {

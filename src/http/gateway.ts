@@ -17,6 +17,3 @@ export function gatewayRoute<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, ro
     app.openapi(aliased, handler as any);
   }
 }
-
-/** The merchant-id field check (CONTRACT §3): a body's mid/merchantId/accountId must be the caller's. */
-export { requireOwnMerchant } from "./merchant-check.js";

@@ -48,3 +48,12 @@ export const httpUrl = () =>
       }
     })
     .openapi({ format: "uri", example: "https://merchant.example/callback" });
+
+/** The `{name}` path parameter of a route: a non-empty string, documented as a path parameter. */
+export function pathParam<N extends string>(name: N, example?: string) {
+  const schema = z
+    .string()
+    .min(1)
+    .openapi({ param: { name, in: "path" }, ...(example ? { example } : {}) });
+  return z.object({ [name]: schema } as { [K in N]: typeof schema });
+}

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorSchema } from "../http/schemas.js";
+import { ErrorSchema, pathParam } from "../http/schemas.js";
 
 /** An enum whose absence reads `Missing required field: x` (a bare z.enum reports it as invalid). */
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
@@ -10,12 +10,7 @@ const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
 
 const tags = ["Sandbox pages"];
 
-const Params = z.object({
-  id: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: "id", in: "path" } }),
-});
+const Params = pathParam("id");
 const Query = z.object({
   mode: z.string().optional().openapi({ description: "`iframe`: the form breaks out to the top window", example: "iframe" }),
 });

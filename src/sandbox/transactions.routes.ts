@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody } from "../http/schemas.js";
+import { errorResponses, jsonBody, pathParam } from "../http/schemas.js";
 import { DECLINE_CODES } from "../platform/fixtures.js";
 
 /** An enum whose absence reads `Missing required field: x` (a bare z.enum reports it as invalid). */
@@ -32,12 +32,7 @@ export const completeTransactionRoute = createRoute({
   security: [{ AdminToken: [] }],
   summary: "Finish a transaction waiting in PROCESSING/PENDING, with its webhook",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathParam("id"),
     body: jsonBody(CompleteRequestSchema),
   },
   responses: {

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonResponse } from "../http/schemas.js";
+import { errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
 
 const tags = ["Sandbox control plane"];
 const security = [{ AdminToken: [] }];
@@ -61,12 +61,7 @@ export const webhookReplayRoute = createRoute({
   security,
   summary: "Send a delivery again, as a new delivery (same url, body and signature)",
   request: {
-    params: z.object({
-      id: z
-        .string()
-        .min(1)
-        .openapi({ param: { name: "id", in: "path" } }),
-    }),
+    params: pathParam("id"),
   },
   responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(401, 404) },
 });

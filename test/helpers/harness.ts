@@ -27,7 +27,8 @@ export interface TestSandbox {
   http: ReturnType<typeof supertest>;
   /** A bearer token ("Bearer <jwt>") for the built-in merchant, or the given credentials. */
   token(merchantKey?: string, merchantSecret?: string): Promise<string>;
-  close(): void;
+  /** Waits for due work, closes the webhook agent and the database. */
+  close(): Promise<void>;
 }
 
 export function makeSandbox(opts: { config?: Partial<Config>; start?: number; ids?: Ids } = {}): TestSandbox {
@@ -36,6 +37,7 @@ export function makeSandbox(opts: { config?: Partial<Config>; start?: number; id
   const ctx = createContext({ config, clock, ids: opts.ids ?? sequentialIds() });
   const app = createApp(ctx);
   const http = supertest(getRequestListener(app.fetch));
+  let closed = false;
   return {
     ctx,
     app,
@@ -46,8 +48,12 @@ export function makeSandbox(opts: { config?: Partial<Config>; start?: number; id
       if (res.status !== 200) throw new Error(`auth failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body.token as string;
     },
-    close() {
-      ctx.db.$client.close();
+    async close() {
+      if (closed) return;
+      closed = true;
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      if (ctx.db.$client.open) ctx.db.$client.close();
     },
   };
 }

@@ -64,7 +64,7 @@ describe("bearer tokens", () => {
     s = makeSandbox();
     const other = makeSandbox();
     const foreign = await other.token();
-    other.close();
+    await other.close();
     expect((await s.http.get(PROTECTED).set("Authorization", foreign)).status).toBe(401);
   });
 

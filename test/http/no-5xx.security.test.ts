@@ -28,9 +28,7 @@ beforeAll(async () => {
   expect(subscriptionId).toMatch(/^sub_/);
 });
 afterAll(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 const rows = () => ({

@@ -11,6 +11,21 @@ export const CARDS = {
   other: "4242424242424242",
 } as const;
 
+/** The §2.1 billing details every suite sends (copy it before changing it). */
+export const BILLING = {
+  firstName: "Ada",
+  lastName: "Lovelace",
+  address1: "1 Analytical Way",
+  city: "London",
+  state: "LDN",
+  country: "GB",
+  postalCode: "N1 9GU",
+  email: "ada@example.com",
+  dateOfBirth: "1990-12-10",
+};
+
+export const DEVICE = { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (sandbox test)" };
+
 export const THREE_DS_DEVICE = {
   accept: "text/html",
   acceptLanguage: "en-US",
@@ -50,19 +65,9 @@ export function cardPaymentBody(
     amount: "20.50",
     currency: "USD",
     lang: "en",
-    billingDetails: {
-      firstName: "Ada",
-      lastName: "Lovelace",
-      address1: "1 Analytical Way",
-      city: "London",
-      state: "LDN",
-      country: "GB",
-      postalCode: "N1 9GU",
-      email: "ada@example.com",
-      dateOfBirth: "1990-12-10",
-    },
+    billingDetails: { ...BILLING },
     order: { orderId: "order-1", title: "Difference engine" },
-    device: { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (sandbox test)" },
+    device: { ...DEVICE },
   };
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {

@@ -12,9 +12,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 const pay = (body: unknown) =>

@@ -17,9 +17,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
   await receiver.close();
 });
 

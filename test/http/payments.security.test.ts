@@ -5,7 +5,7 @@ import { transactions } from "../../src/db/schema/index.js";
 import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { mutate, mutations } from "../helpers/mutate.js";
 import { tempDbPath } from "../helpers/server.js";
-import { type Body, CARDS, cardPaymentBody, threeDsBody } from "./payments.body.js";
+import { CARDS, cardPaymentBody, threeDsBody } from "./payments.body.js";
 
 const OTHER = { merchantKey: "other_key", merchantSecret: "other_secret", mid: "other-mid", merchantId: 4001, accountId: 4002 };
 
@@ -19,9 +19,7 @@ describe("merchant isolation", () => {
       .expect(200);
   });
   afterEach(async () => {
-    await s.ctx.work.idle();
-    await s.ctx.webhooks.close();
-    s.close();
+    await s.close();
   });
 
   it("a scenario merchant cannot read the built-in merchant's transaction, nor pay in its name", async () => {
@@ -112,12 +110,10 @@ describe("card data at rest (house rule: only BIN, last 4, expiry, holder, profi
       };
       expect(existsSync(`${dbPath}-wal`)).toBe(true);
       check(bytes());
-      await s.ctx.work.idle();
-      await s.ctx.webhooks.close();
-      s.close(); // checkpoints the WAL into the main file
+      await s.close(); // checkpoints the WAL into the main file
       check(bytes());
     } finally {
-      if (s.ctx.db.$client.open) s.close();
+      await s.close();
     }
   });
 });
@@ -130,9 +126,7 @@ describe("property: no mutated payment body yields a 5xx, and a refused one chan
     token = await s.token();
   });
   afterEach(async () => {
-    await s.ctx.work.idle();
-    await s.ctx.webhooks.close();
-    s.close();
+    await s.close();
   });
 
   it("holds for random drops, replacements and retypes (and whole random bodies)", async () => {

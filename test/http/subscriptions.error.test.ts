@@ -1,16 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { subscriptions, transactions } from "../../src/db/schema/index.js";
-import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { BILLING, DEVICE, gateway, subscriptionBody, tokenFor } from "./subscriptions.support.js";
+import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
+import { BILLING, DEVICE, gateway, seedTokenWithoutBilling, subscriptionBody, tokenFor } from "./subscriptions.support.js";
 
 let s: TestSandbox;
 beforeEach(() => {
   s = makeSandbox(); // today = 2026-01-15
 });
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 const CB = "http://127.0.0.1:9/cb";
@@ -88,19 +86,7 @@ describe("create: §7 errors and plan validation", () => {
   });
 
   it("billing details missing from both request and token → 400 §7", async () => {
-    s.ctx.tokens.repo.insert({
-      token: "tok_noBillingAtAll0000",
-      merchantKey: BUILTIN.merchantKey,
-      requestId: "seeded",
-      cardBin: "411111",
-      cardLast4: "1111",
-      expMonth: "12",
-      expYear: "2030",
-      cardProfile: s.ctx.outcomes.profileFor("4111111111111111"),
-      expirationDate: "2026-12-31",
-      billingDetails: null,
-      createdAt: s.clock.nowMs(),
-    });
+    seedTokenWithoutBilling(s);
     const res = await gateway(s).post(PATH, subscriptionBody("tok_noBillingAtAll0000", CB));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ errorMessage: "Billing details missing from both request and token" });

@@ -14,9 +14,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
   await receiver.close();
 });
 
@@ -255,7 +253,7 @@ describe("scheduled charges (§6.5 callbacks, CONTRACT §3 Subscriptions)", () =
   });
 
   it("SANDBOX_MAX_RETRIES sets how many failures pause", async () => {
-    s.close();
+    await s.close();
     s = makeSandbox({ config: { maxRetries: 1 } });
     const res = await subscribe(CARDS.declined);
     await advance(s, "P2M");

@@ -14,9 +14,7 @@ beforeEach(() => {
   s = makeSandbox();
 });
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 const CB = "http://127.0.0.1:9/cb";

@@ -3,28 +3,10 @@
  * built-in merchant and a few calls. Every call fetches a fresh bearer token, because these
  * suites move the virtual clock past the 30-day token lifetime.
  */
-import type { TestSandbox } from "../helpers/harness.js";
+import { BUILTIN, type TestSandbox } from "../helpers/harness.js";
+import { BILLING, CARDS, DEVICE } from "./payments.body.js";
 
-export const CARDS = {
-  visa: "4111111111111111",
-  mastercard: "5500000000000004",
-  threeDs: "4000000000003220",
-  declined: "4000000000000002",
-} as const;
-
-export const BILLING = {
-  firstName: "Ada",
-  lastName: "Lovelace",
-  address1: "1 Analytical Way",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  email: "ada@example.com",
-  dateOfBirth: "1990-12-10",
-};
-
-export const DEVICE = { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (sandbox test)" };
+export { BILLING, CARDS, DEVICE } from "./payments.body.js";
 
 let n = 0;
 export const rid = (prefix = "req") => `${prefix}-${process.pid}-${++n}`;
@@ -122,4 +104,22 @@ export async function addOtherMerchant(s: TestSandbox): Promise<[string, string]
   const res = await s.http.post("/_sandbox/scenarios").send({ name: "other-merchant", merchants: [OTHER_MERCHANT] });
   if (res.status !== 200) throw new Error(`scenario load failed: ${JSON.stringify(res.body)}`);
   return [OTHER_MERCHANT.merchantKey, OTHER_MERCHANT.merchantSecret];
+}
+
+/** Seeds a token of the built-in merchant with no billing details (the §7 fallback error). */
+export function seedTokenWithoutBilling(s: TestSandbox, token = "tok_noBillingAtAll0000"): string {
+  s.ctx.tokens.repo.insert({
+    token,
+    merchantKey: BUILTIN.merchantKey,
+    requestId: "seeded",
+    cardBin: "411111",
+    cardLast4: "1111",
+    expMonth: "12",
+    expYear: "2030",
+    cardProfile: s.ctx.outcomes.profileFor(CARDS.visa),
+    expirationDate: "2026-12-31",
+    billingDetails: null,
+    createdAt: s.clock.nowMs(),
+  });
+  return token;
 }

@@ -15,9 +15,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
   await receiver.close();
 });
 
@@ -61,7 +59,7 @@ describe("POST /payments/card/tokenize (interface §4.1)", () => {
   });
 
   it("SANDBOX_TOKEN_TTL_DAYS sets the default lifetime", async () => {
-    s.close();
+    await s.close();
     s = makeSandbox({ config: { tokenTtlDays: 10 } });
     const res = await gateway(s).post("/payments/card/tokenize", tokenizeBody());
     expect(res.body.expirationDate).toBe("2026-01-25");
@@ -153,7 +151,7 @@ describe("POST /payments/card/charge (interface §4.2): the card payment path", 
   });
 
   it("a token works through its expirationDate day and not after", async () => {
-    s.close();
+    await s.close();
     s = makeSandbox({ ids: randomIds });
     const token = await tokenFor(s, CARDS.visa, { expirationDate: "2026-01-16" });
     await s.http.post("/_sandbox/clock/advance").send({ to: "2026-01-16T23:59:59Z" });

@@ -15,9 +15,7 @@ import {
 let s: TestSandbox | undefined;
 afterEach(async () => {
   if (!s) return;
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
   s = undefined;
 });
 
@@ -39,9 +37,7 @@ describe("tokens keep no card number, CVV or SSN", () => {
     }
     await gateway(s).post("/payments/card/charge", chargeBody(tokens[0]!, CB));
     await gateway(s).post("/payments/card/recurring", subscriptionBody(tokens[1]!, CB));
-    await s.ctx.work.idle();
-    await s.ctx.webhooks.close();
-    s.close();
+    await s.close();
     s = undefined;
     const bytes = Buffer.concat([dbPath, `${dbPath}-wal`].filter((f) => existsSync(f)).map((f) => readFileSync(f))).toString(
       "latin1",

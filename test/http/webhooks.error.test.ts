@@ -6,8 +6,7 @@ beforeEach(() => {
   s = makeSandbox();
 });
 afterEach(async () => {
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 describe("webhook journal errors", () => {

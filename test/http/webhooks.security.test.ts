@@ -4,8 +4,7 @@ import { enqueueCard } from "../unit/webhooks.support.js";
 
 let s: TestSandbox;
 afterEach(async () => {
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 describe("webhook journal and replay behind SANDBOX_ADMIN_TOKEN", () => {

@@ -11,9 +11,7 @@ beforeEach(() => {
   s = makeSandbox(); // 2026-01-15T12:00Z, a tick boundary
 });
 afterEach(async () => {
-  await s.ctx.work.idle();
-  await s.ctx.webhooks.close();
-  s.close();
+  await s.close();
 });
 
 const MIN = 60_000;

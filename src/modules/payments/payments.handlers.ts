@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
-import { gatewayRoute, requireOwnMerchant } from "../../http/gateway.js";
+import { gatewayRoute } from "../../http/gateway.js";
 import { parseAmount } from "../../platform/money.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { readCard } from "./card.js";
 import { type CardPaymentResponse, cardInfoRoute, cardStatusRoute, createCardPaymentRoute } from "./payments.routes.js";
 import { presentResponse } from "./present.js";

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
 import { TEST_CARDS } from "../../platform/fixtures.js";
 import { isCurrency } from "../../platform/money.js";
 
@@ -187,12 +187,7 @@ export const CardCallbackSchema = z
 
 export type CardInfoResponse = z.infer<typeof CardCallbackSchema>;
 
-const IdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: "id", in: "path" }, example: "tx_4fQ..." }),
-});
+const IdParam = pathParam("id", "tx_4fQ...");
 
 export const createCardPaymentRoute = createRoute({
   method: "post",

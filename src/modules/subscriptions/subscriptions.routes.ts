@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
 import { BillingDetailsSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
 import { FREQUENCIES } from "./schedule.js";
 import { SUBSCRIPTION_STATUSES } from "./subscriptions.service.js";
@@ -105,12 +105,7 @@ export const UpdateSubscriptionRequestSchema = z
 
 export type UpdateSubscriptionRequest = z.infer<typeof UpdateSubscriptionRequestSchema>;
 
-const IdParam = z.object({
-  subscriptionId: z
-    .string()
-    .min(1)
-    .openapi({ param: { name: "subscriptionId", in: "path" }, example: "sub_4fQ..." }),
-});
+const IdParam = pathParam("subscriptionId", "sub_4fQ...");
 
 const PATH = "/payments/card/recurring";
 

@@ -22,7 +22,6 @@
  */
 import type { Db } from "../../db/client.js";
 import { inTransaction } from "../../db/client.js";
-import { requireOwnMerchant } from "../../http/merchant-check.js";
 import type { Logger } from "../../logger.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString, toIso } from "../../platform/clock.js";
@@ -34,6 +33,7 @@ import { formatAmount, isCurrency, parseAmount, toMajorNumber } from "../../plat
 import type { Outbox } from "../../webhooks/outbox.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import type { CardOnFile } from "../payments/card.js";
 import type { TransactionRow } from "../payments/payments.repo.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";

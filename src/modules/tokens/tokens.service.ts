@@ -12,7 +12,6 @@
  *   exists keeps charging its card (see the subscriptions service).
  */
 import type { Db } from "../../db/client.js";
-import { requireOwnMerchant } from "../../http/merchant-check.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString } from "../../platform/clock.js";
 import { badRequest, invalidField } from "../../platform/errors.js";
@@ -21,6 +20,7 @@ import { parseAmount } from "../../platform/money.js";
 import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { type CardInput, type CardOnFile, cardMask, readCard } from "../payments/card.js";
 import type { PaymentService } from "../payments/payments.service.js";
 import { type PaymentResponse, presentResponse } from "../payments/present.js";
