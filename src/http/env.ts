@@ -1,4 +1,4 @@
-import type { Merchant } from "../modules/merchants/merchants.service.js";
+import type { Merchant } from "../db/schema/index.js";
 
 /** Hono's Env for every route: what middleware puts on the context. */
 export type AppEnv = {

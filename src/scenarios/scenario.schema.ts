@@ -46,6 +46,7 @@ export const scenarioMerchantSchema = z
     accountId: z.number().int().positive(),
     processingCurrency: currency.nullable().optional(),
     walletDomains: z.array(z.string().min(1)).default([]),
+    name: z.string().min(1).optional(),
   })
   .strict();
 

@@ -32,6 +32,8 @@ export class ScenarioService {
         scenario.merchants.map((m) => ({
           ...m,
           processingCurrency: m.processingCurrency ?? null,
+          name: m.name ?? null,
+          webhookChaos: null,
           source: scenario.name,
         })),
         "merchants",

@@ -4,7 +4,7 @@
  * `ctx.work.poke()` after commit; the dispatcher only reads what was committed.
  */
 import type { Db } from "../db/client.js";
-import type { Merchant } from "../modules/merchants/merchants.service.js";
+import type { Merchant } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";

@@ -4,8 +4,8 @@ import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 /** Every column but seq; the optional ones default to null. */
-export type NewDeliveryInput = Omit<DeliveryRow, "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId"> &
-  Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId">>;
+export type NewDeliveryInput = Omit<DeliveryRow, "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos"> &
+  Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos">>;
 /** What sending and recording an attempt need of a delivery. */
 export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "headers" | "body" | "attemptCount">;
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -182,7 +182,7 @@ export class WebhooksRepo {
   }
 
   insert(row: NewDeliveryInput): void {
-    this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, ...row });
+    this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
   }
 
   byId(id: string): DeliveryRow | undefined {

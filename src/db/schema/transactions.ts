@@ -1,9 +1,12 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Every money movement: card payments, one-click charges, subscription charges (and later
- * payouts and APM). Card data is the BIN, last 4, expiry and holder only — never the number
- * or the CVV. `cardProfile` names the outcome profile the outcome engine resolved.
+ * Every money movement, one row each, whatever its kind (src/modules/transactions/kinds.ts):
+ * card payments, one-click and subscription charges, refunds, card payouts, APM payments and
+ * payouts. Card data is the BIN, last 4, expiry and holder only — never the number or the CVV.
+ * `cardProfile` names the outcome profile the outcome engine resolved.
+ * A refund's amounts are its own: `orderAmount` in the order currency, `processedAmount` its
+ * share of the parent's processed amount (CONTRACT §3 FX).
  */
 export const transactions = sqliteTable(
   "transactions",
@@ -22,6 +25,13 @@ export const transactions = sqliteTable(
     cardBrand: text("card_brand"),
     cardProfile: text("card_profile"),
     tokenId: text("token_id"),
+    /** A refund's original transaction. */
+    parentId: text("parent_id"),
+    /** APM method (`apmType` of callbacks, e.g. UPI_QR); null for card kinds. */
+    paymentMethod: text("payment_method"),
+    declineSubReason: text("decline_sub_reason"),
+    /** What one kind keeps and others do not (refund reason, payout userEmail, APM payload and response data). */
+    details: text("details", { mode: "json" }).$type<Record<string, unknown>>(),
     subscriptionId: text("subscription_id"),
     orderCurrency: text("order_currency").notNull(),
     orderAmount: integer("order_amount").notNull(),
@@ -49,5 +59,7 @@ export const transactions = sqliteTable(
     index("transactions_merchant_idx").on(t.merchantKey, t.createdAt),
     index("transactions_due_idx").on(t.dueAt),
     index("transactions_subscription_idx").on(t.subscriptionId),
+    index("transactions_parent_idx").on(t.parentId),
+    index("transactions_merchant_updated_idx").on(t.merchantKey, t.updatedAt),
   ],
 );

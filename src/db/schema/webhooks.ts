@@ -26,6 +26,8 @@ export const webhookDeliveries = sqliteTable(
     /** Virtual ms an attempt started and has not yet been recorded; set across a crash. */
     inFlightSince: integer("in_flight_since"),
     replayOf: text("replay_of"),
+    /** The chaos mode applied to this delivery (CONTRACT §4), or null. */
+    chaos: text("chaos"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { merchants } from "../../db/schema/index.js";
+import { type Merchant, merchants } from "../../db/schema/index.js";
 
-export type MerchantRow = typeof merchants.$inferSelect;
+export type MerchantRow = Merchant;
 
 export const merchantsRepo = {
   all: (db: Db) => db.select().from(merchants).all(),

@@ -4,9 +4,10 @@
  */
 import type { Db } from "../../db/client.js";
 import { invalidField } from "../../platform/errors.js";
-import { type MerchantRow, merchantsRepo } from "./merchants.repo.js";
+import type { Merchant } from "../../db/schema/index.js";
+import { merchantsRepo } from "./merchants.repo.js";
 
-export type Merchant = MerchantRow;
+export type { Merchant };
 
 export const BUILTIN_MERCHANT: Merchant = {
   merchantKey: "sandbox_merchant_key",
@@ -16,6 +17,8 @@ export const BUILTIN_MERCHANT: Merchant = {
   accountId: 2001,
   processingCurrency: null,
   walletDomains: ["localhost", "127.0.0.1"],
+  name: null,
+  webhookChaos: null,
   source: "builtin",
 };
 
