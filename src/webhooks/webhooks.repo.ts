@@ -4,7 +4,10 @@ import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 /** Every column but seq; the optional ones default to null. */
-export type NewDeliveryInput = Omit<DeliveryRow, "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos"> &
+export type NewDeliveryInput = Omit<
+  DeliveryRow,
+  "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos"
+> &
   Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos">>;
 /** What sending and recording an attempt need of a delivery. */
 export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "headers" | "body" | "attemptCount">;

@@ -3,8 +3,8 @@
  * Every resource belongs to one merchant; lookups are cached because every request needs one.
  */
 import type { Db } from "../../db/client.js";
-import { invalidField } from "../../platform/errors.js";
 import type { Merchant } from "../../db/schema/index.js";
+import { invalidField } from "../../platform/errors.js";
 import { merchantsRepo } from "./merchants.repo.js";
 
 export type { Merchant };
