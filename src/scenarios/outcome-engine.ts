@@ -6,17 +6,25 @@
  * A card is resolved once, at the edge, to an opaque profile key that is stored instead of
  * the number; `decide` maps a profile + flow + amount to an OutcomeSpec.
  *
+ * Rules carry an `operation` (CONTRACT §3, §6): `payment` (the default: card payments, one-click
+ * and subscription charges, APM pay-ins), `refund`, `payout`. A scenario card's column that is
+ * not given follows its `payment` column.
+ *
  * LIMITATIONS:
- * - amount rules apply to payments and charges (CONTRACT §6), not to payouts;
+ * - refunds have no card column: only rules decide them (default SUCCEED);
  * - a profile whose scenario was dropped by a reset falls back to the default outcome.
  */
 import { type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
 import { digitsOf, isCurrency } from "../platform/money.js";
-import type { ScenarioCard, ScenarioRule } from "./scenario.schema.js";
+import type { RuleOperation, ScenarioCard, ScenarioRule } from "./scenario.schema.js";
 import type { ScenarioService } from "./scenario.service.js";
 
-/** Customer-initiated payment, first/later recurring charge, payout. */
-export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout";
+/** Customer-initiated payment, first/later recurring charge, payout, refund. */
+export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout" | "refund";
+
+/** The rule `operation` a flow answers to. */
+export const operationOf = (flow: Flow): RuleOperation =>
+  flow === "payout" ? "payout" : flow === "refund" ? "refund" : "payment";
 
 export interface DecideInput {
   profile: string;
@@ -28,10 +36,10 @@ export interface DecideInput {
 
 export const DEFAULT_PROFILE = "default";
 
-type CardColumns = { [F in Flow]?: OutcomeSpec };
+type CardColumns = { [F in Exclude<Flow, "refund">]?: OutcomeSpec };
 
 /** Flows without a shopper present: a 3DS outcome cannot happen there. */
-const MERCHANT_INITIATED: ReadonlySet<Flow> = new Set(["recurring_later", "payout"]);
+const MERCHANT_INITIATED: ReadonlySet<Flow> = new Set(["recurring_later", "payout", "refund"]);
 
 const columnsOfTestCard = (c: TestCard): CardColumns => ({
   payment: c.payment,
@@ -40,12 +48,16 @@ const columnsOfTestCard = (c: TestCard): CardColumns => ({
   payout: c.payout,
 });
 
+/** A column that is not given follows the `payment` column (CONTRACT §3). */
 const columnsOfScenarioCard = (c: ScenarioCard): CardColumns => ({
   payment: c.payment,
-  recurring_first: c.recurring?.first,
-  recurring_later: c.recurring?.later,
-  payout: c.payout,
+  recurring_first: c.recurring?.first ?? c.payment,
+  recurring_later: c.recurring?.later ?? c.payment,
+  payout: c.payout ?? c.payment,
 });
+
+/** Profile of a number that only a rule's `card` names (no column: default outcomes). */
+const RULE_CARD_PREFIX = "rule-card:";
 
 /** `"13.370"` → `"13.37"`, `"13.00"` → `"13"`: one spelling per amount. */
 function canonicalAmount(text: string): string {
@@ -85,22 +97,23 @@ export class OutcomeEngine {
   }
 
   /**
-   * What happens to one attempt. Precedence: scenario amount rules (amount, and currency when
-   * the rule names one) > the card's column for the flow > default SUCCEED. A SUCCEED with
-   * 3DS requested becomes CUSTOMER_VERIFICATION (CONTRACT §3); merchant-initiated flows
-   * (recurring_later, payout) never ask for 3DS, so their 3DS outcome becomes SUCCEED.
+   * What happens to one attempt. Precedence: the last matching scenario rule with an outcome
+   * (its amount, currency, card and operation all match) > the card's column for the flow >
+   * default SUCCEED. A SUCCEED with 3DS requested becomes CUSTOMER_VERIFICATION (CONTRACT §3);
+   * merchant-initiated flows (recurring_later, payout, refund) never ask for 3DS, so their 3DS
+   * outcome becomes SUCCEED.
    */
   decide(input: DecideInput): OutcomeSpec {
     this.build();
-    const rule = input.flow === "payout" ? undefined : this.matchRule(input.amountMinor, input.currency);
-    let spec: OutcomeSpec = rule
+    const rule = this.matchRule(input, (r) => r.status !== undefined);
+    let spec: OutcomeSpec = rule?.status
       ? stripUndefined({
           status: rule.status,
           declineCode: rule.declineCode,
           completeAfter: rule.completeAfter,
           completeWith: rule.completeWith,
         })
-      : (this.byProfile?.get(input.profile)?.[input.flow] ?? { status: "SUCCEED" });
+      : ((input.flow === "refund" ? undefined : this.byProfile?.get(input.profile)?.[input.flow]) ?? { status: "SUCCEED" });
     if (MERCHANT_INITIATED.has(input.flow)) {
       if (spec.status === "CUSTOMER_VERIFICATION") spec = { status: "SUCCEED" };
     } else if (input.threeDSRequested && spec.status === "SUCCEED") {
@@ -109,13 +122,25 @@ export class OutcomeEngine {
     return spec;
   }
 
-  private matchRule(amountMinor: number, currency: string): ScenarioRule | undefined {
+  /**
+   * The last loaded rule (a later scenario's rule wins, like its cards) that matches the attempt
+   * and passes `useful` (rules with an outcome for `decide`, fault rules for the API faults).
+   */
+  matchRule(
+    input: Pick<DecideInput, "profile" | "flow" | "amountMinor" | "currency">,
+    useful: (r: ScenarioRule) => boolean = () => true,
+  ): ScenarioRule | undefined {
+    this.build();
     if (!this.rules?.length) return undefined;
-    const amount = minorToCanonical(amountMinor, currency);
-    // the last loaded scenario's rule wins, like its cards
+    const amount = minorToCanonical(input.amountMinor, input.currency);
+    const operation = operationOf(input.flow);
     for (let i = this.rules.length - 1; i >= 0; i--) {
       const r = this.rules[i]!;
-      if ((r.currency === undefined || r.currency === currency) && canonicalAmount(r.amount) === amount) return r;
+      if ((r.operation ?? "payment") !== operation || !useful(r)) continue;
+      if (r.currency !== undefined && r.currency !== input.currency) continue;
+      if (r.amount !== undefined && canonicalAmount(r.amount) !== amount) continue;
+      if (r.card !== undefined && this.byNumber?.get(r.card) !== input.profile) continue;
+      return r;
     }
     return undefined;
   }
@@ -137,6 +162,10 @@ export class OutcomeEngine {
       });
       rules.push(...s.rules);
     }
+    // a number only a rule names gets a profile of its own, so the rule can recognise it later
+    rules.forEach((r, i) => {
+      if (r.card !== undefined && !byNumber.has(r.card)) byNumber.set(r.card, `${RULE_CARD_PREFIX}${i}`);
+    });
     this.byNumber = byNumber;
     this.byProfile = byProfile;
     this.rules = rules;

@@ -60,16 +60,43 @@ export const scenarioCardSchema = z
   })
   .strict();
 
+/** Which requests a rule applies to (CONTRACT §3 Refunds and card payouts, §6). */
+export const RULE_OPERATIONS = ["payment", "refund", "payout"] as const;
+export type RuleOperation = (typeof RULE_OPERATIONS)[number];
+
+/**
+ * An outcome rule (CONTRACT §6) or an API fault (CONTRACT §4 Chaos and faults), matched by
+ * `amount` (and `currency`), `card` and `operation` (default payment); every matcher given must
+ * match. It sets an outcome (`status`, ...) and/or a fault (`httpStatus`, `latencyMs`).
+ */
 export const scenarioRuleSchema = z
   .object({
-    amount: z.string().regex(/^\d+(\.\d+)?$/, 'expected a major-unit amount string such as "13.37"'),
+    amount: z
+      .string()
+      .regex(/^\d+(\.\d+)?$/, 'expected a major-unit amount string such as "13.37"')
+      .optional(),
     currency: currency.optional(),
-    status: outcomeSpecSchema.shape.status,
+    card: z.string().refine(luhnValid, "not a Luhn-valid card number").optional(),
+    operation: z.enum(RULE_OPERATIONS).optional(),
+    status: outcomeSpecSchema.shape.status.optional(),
     declineCode: declineCode.optional(),
     completeAfter: duration.optional(),
     completeWith: z.enum(["SUCCEED", "FAILED"]).optional(),
+    httpStatus: z
+      .union([z.literal(500), z.literal(502), z.literal(503), z.literal(429)])
+      .optional()
+      .describe("answer this HTTP status instead (nothing is created); 429 carries Retry-After"),
+    latencyMs: z.number().int().min(0).max(60_000).optional().describe("real milliseconds before the answer"),
   })
-  .strict();
+  .strict()
+  .refine((r) => r.amount !== undefined || r.card !== undefined || r.operation !== undefined, {
+    message: "a rule needs at least one of amount, card or operation",
+    path: ["amount"],
+  })
+  .refine((r) => r.status !== undefined || r.httpStatus !== undefined || r.latencyMs !== undefined, {
+    message: "required (or httpStatus / latencyMs for a fault-only rule)",
+    path: ["status"],
+  });
 
 export const scenarioSchema = z
   .object({
