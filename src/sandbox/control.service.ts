@@ -4,26 +4,41 @@
  */
 import { getTableName, is, sql } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { AppContext } from "../context.js";
-import { inTransaction } from "../db/client.js";
+import type { Config } from "../config.js";
+import { type Db, inTransaction } from "../db/client.js";
 import * as schema from "../db/schema/index.js";
+import type { MerchantService } from "../modules/merchants/merchants.service.js";
+import type { Clock } from "../platform/clock.js";
 import { parseInstant, realNowMs, toIso } from "../platform/clock.js";
 import { addDuration, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField } from "../platform/errors.js";
-import type { RanCounts } from "../scheduler/due-work.js";
-
-/** The recurring scheduler runs every 5 virtual minutes (interface §8). */
-export const SCHEDULER_TICK_MS = 5 * 60_000;
+import type { ScenarioService } from "../scenarios/scenario.service.js";
+import type { DueWorkRunner, RanCounts } from "../scheduler/due-work.js";
+import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
+import type { ClockStore } from "./clock-store.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
 
 /** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
 const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
 
+export interface ControlDeps {
+  config: Pick<Config, "startTime" | "scenarios">;
+  db: Db;
+  clock: Clock;
+  clockStore: ClockStore;
+  work: DueWorkRunner;
+  merchants: MerchantService;
+  scenarios: ScenarioService;
+}
+
 export class ControlService {
   private readonly resetHooks: Array<() => void> = [];
+  private readonly ctx: ControlDeps;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(deps: ControlDeps) {
+    this.ctx = deps;
+  }
 
   /** Services with in-memory state register here to drop it on reset. */
   onReset(hook: () => void): void {

@@ -9,8 +9,10 @@
 
 import type { SubscriptionService } from "../modules/subscriptions/subscriptions.service.js";
 import type { Clock } from "../platform/clock.js";
-import { SCHEDULER_TICK_MS } from "../sandbox/control.service.js";
 import type { DueWork } from "./due-work.js";
+
+/** The recurring scheduler runs every 5 virtual minutes (interface §8). */
+export const SCHEDULER_TICK_MS = 5 * 60_000;
 
 /** Subscriptions per database transaction: memory stays flat however many are due. */
 export const SUBSCRIPTION_BATCH = 500;
