@@ -12,6 +12,8 @@ import { GATEWAY_PREFIXES } from "./http/gateway.js";
 import { adminAuth, bearerAuth, requestContext } from "./http/middleware.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
+import { registerPayouts } from "./modules/payouts/payouts.handlers.js";
+import { registerRefunds } from "./modules/refunds/refunds.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
@@ -29,6 +31,8 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerPayments,
   registerTokens,
   registerSubscriptions,
+  registerRefunds,
+  registerPayouts,
   registerThreeDs,
   registerTransactionsControl,
 ];

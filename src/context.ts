@@ -1,6 +1,9 @@
 /**
- * Builds every service from the parsed config, a clock and a database (house style 3/8).
- * `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a ManualClock.
+ * The composition root (house style 3/8; ARCHITECTURE "The composition root is a straight line"):
+ * every service is built here, after what it needs, as a plain constant, and every registration
+ * (due work, kind descriptors, settled listeners) is made here, where a reader sees the whole
+ * wiring. `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a
+ * ManualClock.
  */
 import pino from "pino";
 import type { Config } from "./config.js";
@@ -11,13 +14,18 @@ import { IdempotencyService } from "./modules/idempotency/idempotency.service.js
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { FxRates } from "./modules/payments/fx.js";
 import { PaymentService } from "./modules/payments/payments.service.js";
+import { CARD_DESCRIPTORS } from "./modules/payments/present.js";
+import { PAYOUT_DESCRIPTOR } from "./modules/payouts/payouts.present.js";
+import { PayoutService } from "./modules/payouts/payouts.service.js";
+import { REFUND_DESCRIPTOR } from "./modules/refunds/refunds.present.js";
+import { RefundService } from "./modules/refunds/refunds.service.js";
 import { SubscriptionService } from "./modules/subscriptions/subscriptions.service.js";
 import { TokenService } from "./modules/tokens/tokens.service.js";
+import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, randomIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
-import { TransactionCompletions } from "./sandbox/transactions.service.js";
 import { OutcomeEngine } from "./scenarios/outcome-engine.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
@@ -33,6 +41,7 @@ export interface AppContext {
   logger: Logger;
   /** Base URL the sandbox hands out (challenge and HPP pages). */
   publicUrl: () => string;
+  /** Everything time-driven: the dispatcher, the transaction deadlines, the subscription scheduler. */
   work: DueWorkRunner;
   clockStore: ClockStore;
   merchants: MerchantService;
@@ -40,20 +49,24 @@ export interface AppContext {
   auth: AuthService;
   control: ControlService;
   idempotency: IdempotencyService;
-  /** Write side of the webhook outbox: enqueue inside the state change's transaction, then `work.poke()`. */
+  /** Write side of the webhook outbox: enqueue inside the state change's transaction (it wakes the dispatcher). */
   outbox: Outbox;
   /** The webhook dispatcher (a DueWork): sends, retries, the journal and replay. */
   webhooks: WebhookDispatcher;
   /** The outcome engine: card number → profile, profile + flow + amount → outcome (CONTRACT §3, §6). */
   outcomes: OutcomeEngine;
-  /** Card authorizations (payments, one-click and subscription charges), 3DS and completions. */
+  /** One lifecycle for every kind of transaction: deadlines, settling, the control plane's complete. */
+  transactions: TransactionLifecycle;
+  /** Card authorizations (payments, one-click and subscription charges) and 3DS. */
   payments: PaymentService;
   /** Card tokens and one-click charges (interface §4.1, §4.2). */
   tokens: TokenService;
   /** Recurring subscriptions; their scheduler is a DueWork on `work` (interface §4.5–§4.8). */
   subscriptions: SubscriptionService;
-  /** POST /_sandbox/transactions/{id}/complete: each area registers the kinds it finishes. */
-  completions: TransactionCompletions;
+  /** Card refunds (interface §4.10). */
+  refunds: RefundService;
+  /** Card payouts (interface §4.9). */
+  payouts: PayoutService;
 }
 
 export interface ContextOptions {
@@ -70,44 +83,77 @@ export interface ContextOptions {
 export function createContext(opts: ContextOptions): AppContext {
   const { config, clock } = opts;
   const db = opts.db ?? openDb(config.db);
+  const ids = opts.ids ?? randomIds;
   const logger = opts.logger ?? pino({ level: "silent" });
+  const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
+
+  // platform-level services
+  const work = new DueWorkRunner(clock);
+  const clockStore = new ClockStore(db, clock);
   const merchants = new MerchantService(db);
   merchants.seedBuiltin();
   const scenarios = new ScenarioService(db, clock, merchants);
-  const work = new DueWorkRunner(clock);
-  const clockStore = new ClockStore(db, clock);
-  const ids = opts.ids ?? randomIds;
-  const ctx: AppContext = {
+  const outcomes = new OutcomeEngine(scenarios);
+  const fx = new FxRates(scenarios);
+  const idempotency = new IdempotencyService(db, clock);
+  const auth = new AuthService(db, clock, merchants);
+
+  // webhooks: every enqueue wakes the dispatcher after its transaction commits
+  const outbox = new Outbox(db, clock, ids, () => work.poke());
+  const webhooks = new WebhookDispatcher(db, clock, ids, () => work.poke(), opts.webhooks);
+
+  // the transaction lifecycle and the kinds on it
+  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
+  for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR]) transactions.register(d);
+  const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
+  const subscriptions = new SubscriptionService({
+    db,
+    clock,
+    ids,
+    logger,
+    idempotency,
+    payments,
+    tokens,
+    merchants,
+    outbox,
+    maxRetries: config.maxRetries,
+  });
+  const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
+  const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
+  transactions.onSettled((row) => subscriptions.onSettled(row));
+  transactions.onSettled((row) => refunds.onSettled(row));
+
+  // time-driven work, in one runner; attempts a crash left in flight are recorded before anything runs
+  webhooks.recover();
+  work.register(webhooks);
+  work.register(transactions);
+  work.register(new SubscriptionScheduler(subscriptions, clock));
+
+  const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios });
+
+  return {
     config,
     db,
     clock,
     ids,
     logger,
-    publicUrl: opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`),
+    publicUrl,
     work,
     clockStore,
     merchants,
     scenarios,
-    auth: new AuthService(db, clock, merchants),
-    control: undefined as unknown as ControlService,
-    idempotency: new IdempotencyService(db, clock),
-    outbox: new Outbox(db, clock, ids),
-    webhooks: new WebhookDispatcher(db, clock, ids, () => work.poke(), opts.webhooks),
-    outcomes: undefined as unknown as OutcomeEngine,
-    payments: undefined as unknown as PaymentService,
-    tokens: undefined as unknown as TokenService,
-    subscriptions: undefined as unknown as SubscriptionService,
-    completions: undefined as unknown as TransactionCompletions,
+    auth,
+    control,
+    idempotency,
+    outbox,
+    webhooks,
+    outcomes,
+    transactions,
+    payments,
+    tokens,
+    subscriptions,
+    refunds,
+    payouts,
   };
-  // attempts a crash left in flight are recorded and rescheduled before anything runs
-  ctx.webhooks.recover();
-  work.register(ctx.webhooks);
-  ctx.outcomes = new OutcomeEngine(scenarios);
-  ctx.completions = new TransactionCompletions(db);
-  ctx.payments = new PaymentService({ ...ctx, fx: new FxRates(scenarios) });
-  ctx.tokens = new TokenService({ ...ctx, tokenTtlDays: config.tokenTtlDays });
-  ctx.subscriptions = new SubscriptionService({ ...ctx, maxRetries: config.maxRetries });
-  work.register(new SubscriptionScheduler(ctx.subscriptions, clock, () => work.poke()));
-  ctx.control = new ControlService(ctx);
-  return ctx;
 }

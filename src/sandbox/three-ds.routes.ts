@@ -1,12 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ErrorSchema, pathParam } from "../http/schemas.js";
-
-/** An enum whose absence reads `Missing required field: x` (a bare z.enum reports it as invalid). */
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .pipe(z.enum(values))
-    .openapi({ type: "string", enum: [...values] });
+import { oneOf } from "../http/wire.js";
 
 const tags = ["Sandbox pages"];
 

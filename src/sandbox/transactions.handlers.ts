@@ -8,6 +8,6 @@ export function registerTransactionsControl(app: OpenAPIHono<AppEnv>, ctx: AppCo
   app.openapi(completeTransactionRoute, (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");
-    return c.json(ctx.completions.complete(id, body), 200);
+    return c.json(ctx.transactions.complete(id, body), 200);
   });
 }

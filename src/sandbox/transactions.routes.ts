@@ -1,13 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonBody, pathParam } from "../http/schemas.js";
+import { oneOf } from "../http/wire.js";
 import { DECLINE_CODES } from "../platform/fixtures.js";
-
-/** An enum whose absence reads `Missing required field: x` (a bare z.enum reports it as invalid). */
-const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .pipe(z.enum(values))
-    .openapi({ type: "string", enum: [...values] });
 
 export const CompleteRequestSchema = z
   .object({

@@ -7,7 +7,6 @@
  * asks `nextDueAt()` again after every run.
  */
 
-import type { SubscriptionService } from "../modules/subscriptions/subscriptions.service.js";
 import type { Clock } from "../platform/clock.js";
 import type { DueWork } from "./due-work.js";
 
@@ -20,19 +19,26 @@ export const SUBSCRIPTION_BATCH = 500;
 /** The first scheduler tick at or after `ms`. */
 export const tickAtOrAfter = (ms: number): number => Math.ceil(ms / SCHEDULER_TICK_MS) * SCHEDULER_TICK_MS;
 
+/** What the scheduler drives (the subscriptions service), seen from below. */
+export interface BillingSource {
+  /** The earliest instant a subscription must be looked at, or undefined. */
+  earliestLookAt(): number | undefined;
+  /** Handles up to `limit` subscriptions due by `now` in one database transaction. */
+  runDue(now: number, limit: number): { rows: number; charges: number };
+}
+
 /** Registered with `ctx.work`; reports `{ charges: n }` into clock/advance's `ran`. */
 export class SubscriptionScheduler implements DueWork {
   readonly name = "subscriptions";
 
   constructor(
-    private readonly subscriptions: SubscriptionService,
+    private readonly subscriptions: BillingSource,
     private readonly clock: Clock,
-    private readonly poke: () => void,
     private readonly batch = SUBSCRIPTION_BATCH,
   ) {}
 
   nextDueAt(): number | undefined {
-    const at = this.subscriptions.repo.earliestLookAt();
+    const at = this.subscriptions.earliestLookAt();
     return at === undefined ? undefined : tickAtOrAfter(Math.max(at, this.clock.nowMs()));
   }
 
@@ -48,7 +54,6 @@ export class SubscriptionScheduler implements DueWork {
       charges += r.charges;
       if (r.rows === 0) break;
     }
-    if (charges > 0) this.poke();
     return { charges };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The write side of the transactional outbox (house style 6). Services call `enqueue` inside
- * the same synchronous database transaction as the status change it reports, then
- * `ctx.work.poke()` after commit; the dispatcher only reads what was committed.
+ * the same synchronous database transaction as the status change it reports; the dispatcher,
+ * woken after the commit, only reads what was committed.
  */
 import type { Db } from "../db/client.js";
 import type { Merchant } from "../db/schema/index.js";
@@ -48,10 +48,16 @@ export function callbackTarget(callbackUrl: string, paymentMethod: string, apmTy
 export class Outbox {
   private readonly repo: WebhooksRepo;
 
+  /**
+   * `wake` runs on every enqueue (the composition root passes `work.poke`, which defers to the next
+   * turn of the event loop, i.e. after the enqueuing transaction has committed): no caller can
+   * forget to wake the dispatcher, and a rolled-back enqueue only costs an empty run.
+   */
   constructor(
     db: Db,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    private readonly wake: () => void = () => undefined,
   ) {
     this.repo = new WebhooksRepo(db);
   }
@@ -89,6 +95,7 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     });
+    this.wake();
     return id;
   }
 }

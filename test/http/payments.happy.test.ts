@@ -113,7 +113,7 @@ describe("GET /payments/card/status and /info", () => {
     const info = await s.http.get(`/v1/payments/card/info/${body.transactionId}`).set("authorization", token);
     expect(info.status).toBe(200);
     const [hook] = await hooks();
-    expect(info.body).toEqual(hook);
+    expect(info.body).toEqual({ ...hook, refundedAmount: 0 });
     expect(info.body.declineCode).toBe(2);
   });
 });

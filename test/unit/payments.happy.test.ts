@@ -46,7 +46,6 @@ function input(over: Partial<AuthorizeInput> = {}): AuthorizeInput {
     callbackUrl: "http://127.0.0.1:9/cb",
     successRedirectUrl: null,
     failureRedirectUrl: null,
-    cardCallback: true,
     ...over,
   };
 }
@@ -197,7 +196,7 @@ describe("PaymentService.authorize", () => {
     expect(row(r.transactionId)).toMatchObject({ dueAt: T0 + 30 * MINUTE, dueStatus: "FAILED", dueDeclineCode: 4 });
   });
 
-  it("sends no card callback when cardCallback is false (scheduled subscription charges)", async () => {
+  it("sends no card callback without a callbackUrl (scheduled subscription charges)", async () => {
     loadScenario({
       cards: [{ number: "4242424242424242", recurring: { later: { status: "PROCESSING", completeAfter: "PT1M" } } }],
     });
@@ -205,7 +204,7 @@ describe("PaymentService.authorize", () => {
       kind: "subscription_charge",
       flow: "recurring_later",
       card: card("4242424242424242"),
-      cardCallback: false,
+      callbackUrl: null,
     });
     expect(r.transactionStatus).toBe("PROCESSING");
     await ctx.control.advance({ by: "PT1M" });
@@ -215,7 +214,7 @@ describe("PaymentService.authorize", () => {
 
   it("calls onSettled listeners inside the transaction when a waiting transaction ends, not for immediate outcomes", async () => {
     const settled: string[] = [];
-    ctx.payments.onSettled((r) => {
+    ctx.transactions.onSettled((r) => {
       expect(ctx.db.$client.inTransaction).toBe(true);
       settled.push(`${r.id}:${r.status}:${r.declineCode ?? ""}`);
     });

@@ -3,11 +3,12 @@
  * or logged). A request's card is validated here and reduced to what may be kept: BIN, last 4,
  * expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
  */
+
+import { luhnValid } from "../../platform/cards.js";
 import type { Clock } from "../../platform/clock.js";
 import { invalidField } from "../../platform/errors.js";
 import { BIN_RANGES, type BinRange } from "../../platform/fixtures.js";
 import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
-import { luhnValid } from "../../scenarios/scenario.schema.js";
 
 export interface CardInput {
   number: string;
@@ -70,5 +71,4 @@ export function lookupBin(bin: string): BinRange | undefined {
   return best;
 }
 
-/** `cardMask` of callbacks and tokens (interface §2.2, §6.2): `411111******1111`. */
-export const cardMask = (bin: string, last4: string): string => `${bin}******${last4}`;
+export { cardMask, luhnValid } from "../../platform/cards.js";

@@ -1,8 +1,7 @@
 /**
- * Card authorizations and their lifecycle (interface §3.1, §4.3, §6.2; CONTRACT §3): card
- * payments, and the same engine for one-click and subscription charges. Outcomes come only from
- * the outcome engine; every status the API returns, and the final one, is reported by a card
- * callback enqueued in the same database transaction as the change.
+ * Card authorizations (interface §3.1, §4.3, §4.4, §6.2; CONTRACT §3): card payments, and the same
+ * engine for one-click and subscription charges. Outcomes come only from the outcome engine; the
+ * row, its callbacks and its deadlines go through the one transaction lifecycle.
  *
  * Waiting states and how they end:
  * - CUSTOMER_VERIFICATION: the 3DS page (success → SUCCEED, failure → FAILED 3), or 30 virtual
@@ -16,32 +15,25 @@
 import type { Db } from "../../db/client.js";
 import { inTransaction } from "../../db/client.js";
 import type { Clock } from "../../platform/clock.js";
-import { addDuration, parseDuration } from "../../platform/duration.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import type { Ids } from "../../platform/ids.js";
-import type { CompleteInput, CompleteResult, TransactionCompletions } from "../../sandbox/transactions.service.js";
+import { parseAmount, toMajorNumber } from "../../platform/money.js";
 import type { Flow, OutcomeEngine } from "../../scenarios/outcome-engine.js";
-import type { DueWork, DueWorkRunner } from "../../scheduler/due-work.js";
-import type { Outbox } from "../../webhooks/outbox.js";
-import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
-import type { CardOnFile } from "./card.js";
+import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
+import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { type CardOnFile, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
-import { CARD_KINDS, type CardKind, PaymentsRepo, type TransactionRow } from "./payments.repo.js";
-import { type CardCallback, presentCallback } from "./present.js";
+import type { CardPaymentRequest } from "./payments.routes.js";
+import { type CardCallback, type PaymentResponse, presentCallback, presentResponse } from "./present.js";
 
-/** An unanswered 3DS challenge fails after this long (virtual time). */
-export const CHALLENGE_TIMEOUT_MS = 30 * 60_000;
+export { CHALLENGE_TIMEOUT_MS, DECLINE } from "../transactions/lifecycle.js";
 
-export const DECLINE = {
-  REJECTED_BY_ISSUER: 2,
-  THREE_DS_AUTHENTICATION: 3,
-  FORM_TIMEOUT: 4,
-  CURRENCY_EXCHANGE_NOT_ALLOWED: 15,
-} as const;
-
-const WAITING = new Set(["CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]);
-const COMPLETABLE = new Set(["PROCESSING", "PENDING"]);
+/** Kinds this module authorizes: card payments, one-click charges, subscription charges. */
+export const CARD_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
+export type CardKind = (typeof CARD_KINDS)[number];
 
 export interface AuthorizeInput {
   merchant: Merchant;
@@ -53,6 +45,7 @@ export interface AuthorizeInput {
   currency: string;
   flow: Flow;
   threeDSRequested: boolean;
+  /** Where §6.2 card callbacks go; null sends none (scheduled subscription charges: their §6.5 callback is the subscription's). */
   callbackUrl: string | null;
   successRedirectUrl: string | null;
   failureRedirectUrl: string | null;
@@ -63,12 +56,6 @@ export interface AuthorizeInput {
   metadata?: Record<string, string> | null | undefined;
   tokenId?: string | null | undefined;
   subscriptionId?: string | null | undefined;
-  /**
-   * Send §6.2 card callbacks for this transaction (now and when it settles). False for scheduled
-   * subscription charges, whose §6.5 callback the subscription area sends; the row then keeps
-   * no callbackUrl.
-   */
-  cardCallback: boolean;
 }
 
 export interface PaymentResult {
@@ -80,36 +67,63 @@ export interface PaymentResult {
   row: TransactionRow;
 }
 
-export type SettledListener = (row: TransactionRow) => void;
+/** Card-payment info (CONTRACT §3): the callback shape plus refundedAmount (order currency). */
+export type CardInfo = CardCallback & { refundedAmount: number };
 
 export interface PaymentDeps {
   db: Db;
   clock: Clock;
   ids: Ids;
-  outbox: Outbox;
   outcomes: OutcomeEngine;
   fx: FxRates;
-  merchants: MerchantService;
-  work: DueWorkRunner;
-  completions: TransactionCompletions;
+  idempotency: IdempotencyService;
+  lifecycle: TransactionLifecycle;
   publicUrl: () => string;
 }
 
 export class PaymentService {
-  private readonly repo: PaymentsRepo;
-  private readonly listeners: SettledListener[] = [];
+  constructor(private readonly deps: PaymentDeps) {}
 
-  constructor(private readonly deps: PaymentDeps) {
-    this.repo = new PaymentsRepo(deps.db);
-    deps.work.register(this.dueWork());
-    deps.completions.register(CARD_KINDS, (id, input) => this.complete(id, input));
+  /**
+   * Interface §4.3, the one use case behind POST /payments/card: the merchant's own mid, the amount
+   * at the currency's precision and the card checked first (400 naming the field, nothing written),
+   * then, idempotently on requestId (operation "card_payment"), the authorization.
+   */
+  createCardPayment(merchant: Merchant, body: CardPaymentRequest): IdempotentResult<PaymentResponse> {
+    requireOwnMerchant(merchant, "mid", body.mid);
+    const amountMinor = parseAmount(body.amount, body.currency);
+    const card = readCard(body.card, this.deps.outcomes, this.deps.clock);
+    return this.deps.idempotency.run(
+      { merchantKey: merchant.merchantKey, operation: "card_payment", requestId: body.requestId },
+      body,
+      () =>
+        presentResponse(
+          this.authorize({
+            merchant,
+            kind: "card_payment",
+            requestId: body.requestId,
+            card,
+            amountMinor,
+            currency: body.currency,
+            flow: "payment",
+            threeDSRequested: body.card.requestThreeDSecure,
+            callbackUrl: body.callbackUrl ?? null,
+            successRedirectUrl: body.successRedirectUrl ?? null,
+            failureRedirectUrl: body.failureRedirectUrl ?? null,
+            lang: body.lang,
+            billingDetails: body.billingDetails,
+            order: body.order,
+            device: body.device,
+            metadata: body.metadata ?? null,
+          }),
+        ),
+    );
   }
 
   /**
    * Authorizes one card transaction (interface §4.3; CONTRACT §3, §6). Synchronous: call it INSIDE
-   * a database transaction (the idempotency.run callback), then `ctx.work.poke()` after commit.
-   * Runs the outcome engine, applies FX, inserts the row, enqueues its callback, and sets the
-   * deadline of a waiting state.
+   * a database transaction (the idempotency.run callback). Runs the outcome engine, applies FX,
+   * and hands the row to the lifecycle (its callback, the deadline of a waiting state).
    */
   authorize(input: AuthorizeInput): PaymentResult {
     const { merchant, card } = input;
@@ -127,49 +141,50 @@ export class PaymentService {
       : { status: "FAILED", declineCode: DECLINE.CURRENCY_EXCHANGE_NOT_ALLOWED };
     const status = spec.status;
     const declineCode = status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
-    const due = deadline(spec, now);
-    const row: TransactionRow = {
-      id,
-      merchantKey: merchant.merchantKey,
-      kind: input.kind,
-      requestId: input.requestId,
-      status,
-      declineCode,
-      cardBin: card.bin,
-      cardLast4: card.last4,
-      cardExpMonth: card.expMonth,
-      cardExpYear: card.expYear,
-      cardHolder: card.holder,
-      cardBrand: card.brand,
-      cardProfile: card.profile,
-      tokenId: input.tokenId ?? null,
-      parentId: null,
-      paymentMethod: null,
-      declineSubReason: null,
-      details: null,
-      subscriptionId: input.subscriptionId ?? null,
-      orderCurrency: input.currency,
-      orderAmount: input.amountMinor,
-      processedCurrency: fx?.processedCurrency ?? input.currency,
-      processedAmount: fx?.processedAmount ?? input.amountMinor,
-      conversionRate: fx?.conversionRate ?? "1",
-      threeDs: status === "CUSTOMER_VERIFICATION",
-      lang: input.lang ?? null,
-      callbackUrl: input.cardCallback ? input.callbackUrl : null,
-      successRedirectUrl: input.successRedirectUrl,
-      failureRedirectUrl: input.failureRedirectUrl,
-      billingDetails: input.billingDetails ?? null,
-      orderData: input.order ?? null,
-      device: input.device ?? null,
-      metadata: input.metadata ?? null,
-      dueAt: due?.at ?? null,
-      dueStatus: due?.status ?? null,
-      dueDeclineCode: due?.declineCode ?? null,
-      createdAt: now,
-      updatedAt: now,
-    };
-    this.repo.insert(row);
-    this.notify(row, merchant);
+    const due = deadlineOf(spec, now);
+    const row = this.deps.lifecycle.create(
+      {
+        id,
+        merchantKey: merchant.merchantKey,
+        kind: input.kind,
+        requestId: input.requestId,
+        status,
+        declineCode,
+        cardBin: card.bin,
+        cardLast4: card.last4,
+        cardExpMonth: card.expMonth,
+        cardExpYear: card.expYear,
+        cardHolder: card.holder,
+        cardBrand: card.brand,
+        cardProfile: card.profile,
+        tokenId: input.tokenId ?? null,
+        parentId: null,
+        paymentMethod: null,
+        declineSubReason: null,
+        details: null,
+        subscriptionId: input.subscriptionId ?? null,
+        orderCurrency: input.currency,
+        orderAmount: input.amountMinor,
+        processedCurrency: fx?.processedCurrency ?? input.currency,
+        processedAmount: fx?.processedAmount ?? input.amountMinor,
+        conversionRate: fx?.conversionRate ?? "1",
+        threeDs: status === "CUSTOMER_VERIFICATION",
+        lang: input.lang ?? null,
+        callbackUrl: input.callbackUrl,
+        successRedirectUrl: input.successRedirectUrl,
+        failureRedirectUrl: input.failureRedirectUrl,
+        billingDetails: input.billingDetails ?? null,
+        orderData: input.order ?? null,
+        device: input.device ?? null,
+        metadata: input.metadata ?? null,
+        dueAt: due?.dueAt ?? null,
+        dueStatus: due?.dueStatus ?? null,
+        dueDeclineCode: due?.dueDeclineCode ?? null,
+        createdAt: now,
+        updatedAt: now,
+      },
+      merchant,
+    );
     const result: PaymentResult = { transactionId: id, transactionStatus: status, row };
     if (declineCode !== null) result.declineCode = declineCode;
     if (status === "CUSTOMER_VERIFICATION") {
@@ -179,18 +194,13 @@ export class PaymentService {
     return result;
   }
 
-  /**
-   * Listeners run inside the same database transaction whenever a transaction leaves
-   * CUSTOMER_VERIFICATION/PROCESSING/PENDING for a final status (subscriptions activate or drop
-   * a subscription whose first charge needed 3DS).
-   */
-  onSettled(listener: SettledListener): void {
-    this.listeners.push(listener);
-  }
-
-  /** Interface §6.2: the card callback body of a row (also the info record, CONTRACT §3). */
-  present(row: TransactionRow): CardCallback {
-    return presentCallback(row, this.merchantOf(row));
+  /** Interface §4.4 info (CONTRACT §3): the §6.2 shape with declineCode and refundedAmount. */
+  info(row: TransactionRow): CardInfo {
+    const refunded = this.deps.lifecycle.refundTotals(row.id).orderAmount;
+    return {
+      ...presentCallback(row, this.deps.lifecycle.merchantOf(row)),
+      refundedAmount: toMajorNumber(refunded, row.orderCurrency),
+    };
   }
 
   /** `{publicUrl}/sandbox/3ds/{id}` (CONTRACT §3 3DS challenge page). */
@@ -200,16 +210,13 @@ export class PaymentService {
 
   /** A merchant's card transaction; another merchant's or an unknown id → 404 (CONTRACT §3). */
   getOwn(merchant: Merchant, id: string): TransactionRow {
-    const row = this.repo.byId(id);
-    if (!row || row.merchantKey !== merchant.merchantKey || !isCardKind(row.kind)) throw notFound(`Transaction not found: ${id}`);
-    return row;
+    return this.deps.lifecycle.getOwn(merchant, id, CARD_KINDS);
   }
 
   /** The transaction behind a 3DS page, with its merchant; unknown → 404. Reads only. */
   challenge(id: string): { row: TransactionRow; merchant: Merchant } {
-    const row = this.repo.byId(id);
-    if (!row || !isCardKind(row.kind)) throw notFound(`Transaction not found: ${id}`);
-    return { row, merchant: this.merchantOf(row) };
+    const row = this.cardRow(id);
+    return { row, merchant: this.deps.lifecycle.merchantOf(row) };
   }
 
   /**
@@ -217,119 +224,20 @@ export class PaymentService {
    * with the webhook. Only from CUSTOMER_VERIFICATION, else 409 and nothing changes.
    */
   answerChallenge(id: string, outcome: "success" | "failure"): TransactionRow {
-    const row = inTransaction(this.deps.db, () => {
-      const current = this.repo.byId(id);
-      if (!current || !isCardKind(current.kind)) throw notFound(`Transaction not found: ${id}`);
+    return inTransaction(this.deps.db, () => {
+      const current = this.cardRow(id);
       if (current.status !== "CUSTOMER_VERIFICATION") {
         throw conflict(`Transaction ${id} is ${current.status}, no longer waiting for the customer`);
       }
       return outcome === "success"
-        ? this.settle(current, "SUCCEED", null)
-        : this.settle(current, "FAILED", DECLINE.THREE_DS_AUTHENTICATION);
+        ? this.deps.lifecycle.settle(current, "SUCCEED", null)
+        : this.deps.lifecycle.settle(current, "FAILED", DECLINE.THREE_DS_AUTHENTICATION);
     });
-    this.deps.work.poke();
+  }
+
+  private cardRow(id: string): TransactionRow {
+    const row = this.deps.lifecycle.get(id);
+    if (!row || !(CARD_KINDS as readonly string[]).includes(row.kind)) throw notFound(`Transaction not found: ${id}`);
     return row;
   }
-
-  /** CONTRACT §4 complete: PROCESSING/PENDING → SUCCEED or FAILED (default declineCode 2), else 409. */
-  complete(id: string, input: CompleteInput): CompleteResult {
-    const row = inTransaction(this.deps.db, () => {
-      const current = this.repo.byId(id);
-      if (!current || !isCardKind(current.kind)) throw notFound(`Transaction not found: ${id}`);
-      if (!COMPLETABLE.has(current.status)) {
-        throw conflict(`Transaction ${id} is ${current.status}; only PROCESSING or PENDING can be completed`);
-      }
-      const code = input.status === "FAILED" ? (input.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
-      return this.settle(current, input.status, code);
-    });
-    this.deps.work.poke();
-    return { transactionId: row.id, transactionStatus: row.status, declineCode: row.declineCode };
-  }
-
-  /** Settles what is due by `now`: challenge timeouts and `completeAfter` completions. */
-  runDue(now: number): number {
-    let n = 0;
-    for (const due of this.repo.dueBy(now, 200)) {
-      inTransaction(this.deps.db, () => {
-        const current = this.repo.byId(due.id);
-        if (!current || current.dueAt === null || current.dueAt > now) return;
-        if (!WAITING.has(current.status) || (current.dueStatus !== "SUCCEED" && current.dueStatus !== "FAILED")) {
-          this.repo.clearDue(current.id);
-          return;
-        }
-        this.settle(current, current.dueStatus, current.dueStatus === "FAILED" ? (current.dueDeclineCode ?? 2) : null);
-        n++;
-      });
-    }
-    return n;
-  }
-
-  private dueWork(): DueWork {
-    return {
-      name: "card-payments",
-      nextDueAt: () => this.repo.nextDueAt(),
-      run: (now) => ({ completions: this.runDue(now) }),
-    };
-  }
-
-  /** Inside a transaction: the final status, its callback, then the listeners. */
-  private settle(row: TransactionRow, status: "SUCCEED" | "FAILED", declineCode: number | null): TransactionRow {
-    const now = this.deps.clock.nowMs();
-    this.repo.settle(row.id, { status, declineCode, updatedAt: now });
-    const updated: TransactionRow = {
-      ...row,
-      status,
-      declineCode,
-      dueAt: null,
-      dueStatus: null,
-      dueDeclineCode: null,
-      updatedAt: now,
-    };
-    this.notify(updated, this.merchantOf(updated));
-    for (const l of this.listeners) l(updated);
-    return updated;
-  }
-
-  private notify(row: TransactionRow, merchant: Merchant): void {
-    if (!row.callbackUrl) return;
-    this.deps.outbox.enqueue({
-      merchant,
-      kind: "card_payment",
-      callbackUrl: row.callbackUrl,
-      paymentMethod: "card",
-      transactionId: row.id,
-      eventStatus: row.status,
-      body: presentCallback(row, merchant) as unknown as Record<string, unknown>,
-    });
-  }
-
-  private merchantOf(row: TransactionRow): Merchant {
-    const m = this.deps.merchants.byKey(row.merchantKey);
-    if (!m) throw notFound(`Merchant of transaction ${row.id} no longer exists`);
-    return m;
-  }
-}
-
-const isCardKind = (kind: string): boolean => (CARD_KINDS as readonly string[]).includes(kind);
-
-/** When and how a waiting outcome ends by itself. */
-function deadline(
-  spec: OutcomeSpec,
-  now: number,
-): { at: number; status: "SUCCEED" | "FAILED"; declineCode: number | null } | undefined {
-  if (spec.status === "CUSTOMER_VERIFICATION") {
-    return { at: now + CHALLENGE_TIMEOUT_MS, status: "FAILED", declineCode: DECLINE.FORM_TIMEOUT };
-  }
-  if ((spec.status === "PROCESSING" || spec.status === "PENDING") && spec.completeAfter) {
-    const d = parseDuration(spec.completeAfter);
-    if (!d) return undefined;
-    // a declineCode on a waiting outcome without completeWith means it ends declined
-    const status = spec.completeWith ?? (spec.declineCode !== undefined ? "FAILED" : "SUCCEED");
-    return {
-      at: addDuration(now, d),
-      status,
-      declineCode: status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null,
-    };
-  }
-  return undefined;
 }

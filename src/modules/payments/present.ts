@@ -6,8 +6,8 @@
 import { toIso } from "../../platform/clock.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
+import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
 import { cardMask } from "./card.js";
-import type { TransactionRow } from "./payments.repo.js";
 
 export interface CardCallback {
   transactionId: string;
@@ -66,3 +66,19 @@ export function presentResponse(r: PaymentResponse): PaymentResponse {
   if (r.challengeUrlIframe !== undefined) out.challengeUrlIframe = r.challengeUrlIframe;
   return out;
 }
+
+/**
+ * The card kinds' descriptors (interface §6.2, §6.7): card payments, one-click charges and a
+ * subscription's first charge all report by the card payment callback, signed with the
+ * `card_payment` row. A scheduled subscription charge keeps no callbackUrl: its §6.5 callback is
+ * the subscription's.
+ */
+export const CARD_DESCRIPTORS: KindDescriptor[] = (["card_payment", "card_charge", "subscription_charge"] as const).map(
+  (kind) => ({
+    kind,
+    callback: {
+      kind: "card_payment",
+      present: (row, merchant) => presentCallback(row, merchant) as unknown as Record<string, unknown>,
+    },
+  }),
+);

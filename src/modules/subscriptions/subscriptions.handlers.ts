@@ -12,7 +12,6 @@ import {
 export function registerSubscriptions(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
   gatewayRoute(app, createSubscriptionRoute, (c) => {
     const result = ctx.subscriptions.create(c.get("merchant"), c.req.valid("json"));
-    if (!result.replayed) ctx.work.poke();
     return c.json(result.body, 200);
   });
 
@@ -22,7 +21,6 @@ export function registerSubscriptions(app: OpenAPIHono<AppEnv>, ctx: AppContext)
 
   gatewayRoute(app, updateSubscriptionRoute, (c) => {
     const view = ctx.subscriptions.update(c.get("merchant"), c.req.valid("param").subscriptionId, c.req.valid("json"));
-    ctx.work.poke();
     return c.json(view, 200);
   });
 

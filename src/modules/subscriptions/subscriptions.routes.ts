@@ -1,22 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
-import { BillingDetailsSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
+import {
+  BillingDetailsSchema,
+  DeviceSchema,
+  MetadataSchema as Metadata,
+  OrderSchema,
+  oneOf as requiredEnum,
+} from "../../http/wire.js";
 import { FREQUENCIES } from "./schedule.js";
 import { SUBSCRIPTION_STATUSES } from "./subscriptions.service.js";
 
 const tags = ["Subscriptions"];
 
-const Metadata = z.record(z.string(), z.string());
-
-/**
- * An enum that reports a MISSING value as missing: zod 4 gives a bare `z.enum` an `invalid_value`
- * issue even when the field is absent, which the shared hook turns into `Invalid field`.
- */
-const requiredEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z
-    .string()
-    .pipe(z.enum(values))
-    .openapi({ enum: [...values] });
 const date = (description: string) =>
   z.string().openapi({ description: `YYYY-MM-DD (UTC). ${description}`, example: "2026-02-01" });
 

@@ -35,9 +35,9 @@ import type { IdempotencyService, IdempotentResult } from "../idempotency/idempo
 import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import type { CardOnFile } from "../payments/card.js";
-import type { TransactionRow } from "../payments/payments.repo.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
 import { billingOf, cardOfToken, type TokenService } from "../tokens/tokens.service.js";
+import type { TransactionRow } from "../transactions/lifecycle.js";
 import { addDays, type Frequency, isIsoDate, midnightOf, type Period, slotAfter, slotDate, slotOnOrAfter } from "./schedule.js";
 import { type DueRow, SCHEDULED_STATUSES, type SubscriptionRow, SubscriptionsRepo } from "./subscriptions.repo.js";
 
@@ -175,7 +175,6 @@ export class SubscriptionService {
 
   constructor(private readonly deps: SubscriptionDeps) {
     this.repo = new SubscriptionsRepo(deps.db);
-    deps.payments.onSettled((row) => this.onSettled(row));
   }
 
   /**
@@ -245,6 +244,11 @@ export class SubscriptionService {
         return createView(row, r, r.challengeUrl ?? null);
       },
     );
+  }
+
+  /** The scheduler's BillingSource: the earliest instant a subscription must be looked at. */
+  earliestLookAt(): number | undefined {
+    return this.repo.earliestLookAt();
   }
 
   /** Interface §4.6: unknown → 400 `Subscription not found: <id>`; another merchant's → §7 message. */
@@ -376,7 +380,8 @@ export class SubscriptionService {
       currency: sub.currency,
       flow,
       threeDSRequested: false,
-      callbackUrl: sub.callbackUrl,
+      // the first charge reports by a card callback (CONTRACT §3); scheduled ones by the §6.5 callback
+      callbackUrl: first ? sub.callbackUrl : null,
       successRedirectUrl: sub.successRedirectUrl,
       failureRedirectUrl: sub.failureRedirectUrl,
       billingDetails: sub.billingDetails,
@@ -385,7 +390,6 @@ export class SubscriptionService {
       metadata: sub.metadata,
       tokenId: sub.cardToken,
       subscriptionId: sub.id,
-      cardCallback: first,
     });
   }
 
@@ -450,8 +454,8 @@ export class SubscriptionService {
     });
   }
 
-  /** payments.onSettled, inside its transaction: a charge that waited (3DS, PROCESSING) ended. */
-  private onSettled(tx: TransactionRow): void {
+  /** A lifecycle settled listener, inside its transaction: a charge that waited (3DS, PROCESSING) ended. */
+  onSettled(tx: TransactionRow): void {
     if (tx.kind !== "subscription_charge" || !tx.subscriptionId) return;
     const sub = this.repo.byId(tx.subscriptionId);
     if (!sub) return;

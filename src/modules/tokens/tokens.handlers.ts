@@ -12,7 +12,6 @@ export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
 
   gatewayRoute(app, chargeRoute, (c) => {
     const result = ctx.tokens.charge(c.get("merchant"), c.req.valid("json"));
-    if (!result.replayed) ctx.work.poke();
     return c.json(result.body as ChargeResponse, 200);
   });
 }

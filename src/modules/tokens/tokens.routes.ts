@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
+import { BillingDetailsSchema, DeviceSchema, MetadataSchema as Metadata, OrderSchema } from "../../http/wire.js";
 import { TEST_CARDS } from "../../platform/fixtures.js";
 import { isCurrency } from "../../platform/money.js";
-import { BillingDetailsSchema, CardPaymentResponseSchema, DeviceSchema, OrderSchema } from "../payments/payments.routes.js";
+import { CardPaymentResponseSchema } from "../payments/payments.routes.js";
 
 const tags = ["Card tokens and one-click"];
-
-const Metadata = z.record(z.string(), z.string());
 
 export const TokenCardSchema = z
   .object({

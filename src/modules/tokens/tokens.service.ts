@@ -174,7 +174,7 @@ export class TokenService {
   /**
    * Interface §4.2 one-click charge: resolve the token, fall back to its billing details, then the
    * card payment path (kind "card_charge", flow "payment") with idempotency (operation
-   * "card_charge"). Call `work.poke()` after (the card callback is in the outbox).
+   * "card_charge").
    */
   charge(merchant: Merchant, input: ChargeInput): IdempotentResult<PaymentResponse> {
     requireOwnMerchant(merchant, "mid", input.mid);
@@ -203,7 +203,6 @@ export class TokenService {
           device: input.device ?? null,
           metadata: input.metadata ?? null,
           tokenId: token.token,
-          cardCallback: true,
         });
         return presentResponse(r);
       },

@@ -1,0 +1,138 @@
+/**
+ * Wire schemas shared by several gateway routes (interface §2.1; ARCHITECTURE "Wire schemas are
+ * shared once"): composed per route with `.omit` / `.extend`, never copied. The schema that
+ * validates is the schema that documents (/openapi.json).
+ */
+import { isIP } from "node:net";
+import { z } from "@hono/zod-openapi";
+import { TEST_CARDS } from "../platform/fixtures.js";
+import { isCurrency } from "../platform/money.js";
+
+const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
+const countries = new Map<string, boolean>();
+/** ISO 3166-1 alpha-2, judged by ICU's region names (memoized: `Intl.DisplayNames.of` is slow). */
+const isCountry = (c: string) => {
+  let ok = countries.get(c);
+  if (ok === undefined) {
+    ok = /^[A-Z]{2}$/.test(c) && c !== "ZZ" && regionNames.of(c) !== undefined;
+    if (countries.size < 1000) countries.set(c, ok);
+  }
+  return ok;
+};
+/** A real calendar date written YYYY-MM-DD. */
+const isDate = (d: string) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
+  if (!m) return false;
+  const [y, mo, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return mo >= 1 && mo <= 12 && day >= 1 && day <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+};
+
+/** A required non-empty string. */
+export const text = () => z.string().min(1);
+const stringish = () => z.union([z.string(), z.number()]);
+
+export const CardSchema = z
+  .object({
+    number: z.string().openapi({ description: "12-19 digits, Luhn-valid", example: TEST_CARDS[0]?.number }),
+    cardHolderName: z.string().optional(),
+    expMonth: z
+      .string()
+      .regex(/^(0[1-9]|1[0-2])$/)
+      .openapi({ description: "MM", example: "12" }),
+    expYear: z
+      .string()
+      .regex(/^\d{4}$/)
+      .openapi({ description: "YYYY, not in the past", example: "2030" }),
+    cvv: z
+      .string()
+      .regex(/^\d{3,4}$/)
+      .openapi({ example: "737" }),
+    requestThreeDSecure: z.boolean(),
+  })
+  .openapi("Card");
+
+export const BillingDetailsSchema = z
+  .object({
+    externalUserId: z.string().optional(),
+    firstName: text(),
+    lastName: text(),
+    address1: text(),
+    city: text(),
+    state: text(),
+    country: z.string().refine(isCountry).openapi({ description: "ISO 3166-1 alpha-2", example: "US" }),
+    postalCode: text(),
+    phone: z.string().optional(),
+    email: z.email(),
+    dateOfBirth: z.string().refine(isDate).openapi({ description: "YYYY-MM-DD", example: "1990-01-31" }),
+  })
+  .openapi("BillingDetails");
+
+export const OrderSchema = z
+  .object({
+    date: z.string().optional(),
+    orderId: z.string().optional(),
+    title: z.string().optional(),
+    siteId: z.string().optional(),
+    name: z.string().optional(),
+    domainName: z.string().optional(),
+  })
+  .openapi("Order");
+
+/** Device fields that become required with requestThreeDSecure (interface §2.1). */
+export const THREE_DS_DEVICE_FIELDS = [
+  "accept",
+  "acceptLanguage",
+  "deviceLanguage",
+  "colorDepth",
+  "screenHeight",
+  "screenWidth",
+  "deviceTimezone",
+  "javaEnabled",
+  "javaScriptEnabled",
+] as const;
+
+export const DeviceSchema = z
+  .object({
+    deviceId: z.string().optional(),
+    fingerprintData: z.string().optional(),
+    ip: z
+      .string()
+      .refine((v) => isIP(v) !== 0)
+      .openapi({ example: "203.0.113.7" }),
+    userAgent: text(),
+    accept: z.string().optional(),
+    acceptLanguage: z.string().optional(),
+    deviceLanguage: z.string().optional(),
+    colorDepth: stringish().optional(),
+    screenHeight: stringish().optional(),
+    screenWidth: stringish().optional(),
+    deviceTimezone: stringish().optional(),
+    javaEnabled: z.boolean().optional(),
+    javaScriptEnabled: z.boolean().optional(),
+  })
+  .openapi("Device", { description: "ip and userAgent always; the others too when card.requestThreeDSecure is true" });
+
+/** A request amount: a string of major units (interface conventions), checked against the currency's digits later. */
+export const AmountSchema = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/)
+  .openapi({ description: "Major units, at most the currency's minor digits", example: "20.50" });
+
+/** An ISO 4217 code from fixtures/currencies.json. */
+export const CurrencySchema = z.string().refine(isCurrency).openapi({ description: "ISO 4217", example: "USD" });
+
+/** Map<String,String> echoed back in records and callbacks. */
+export const MetadataSchema = z.record(z.string(), z.string()).openapi({ example: { orderRef: "A-1001" } });
+
+/** A request's idempotency key (CONTRACT §3). */
+export const RequestIdSchema = z.string().min(1).max(255).openapi({ description: "Idempotency key, unique per merchant" });
+
+/**
+ * An enum whose absence reads `Missing required field: x`: zod 4 gives a bare `z.enum` an
+ * `invalid_value` issue even when the field is absent, which the shared hook reports as invalid.
+ */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z
+    .string()
+    .pipe(z.enum(values))
+    .openapi({ type: "string", enum: [...values] });

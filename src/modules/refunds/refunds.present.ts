@@ -1,0 +1,65 @@
+/**
+ * The wire shapes of a refund: the §6.4 refund callback, the §4.10 info record, and the refund
+ * kind's descriptor (signed with the `refund` row: transactionId, requestId, transactionStatus).
+ * `transactionId` is the refunded transaction; `totalAmount` the processed-currency amount.
+ */
+import { toIso } from "../../platform/clock.js";
+import { toMajorNumber } from "../../platform/money.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
+
+export interface RefundCallback {
+  transactionId: string;
+  refundId: string;
+  requestId: string | null;
+  mid: string;
+  transactionStatus: string;
+  declineCode: number | null;
+  totalAmount: number;
+  callbackUrl: string | null;
+  createdAt: string;
+}
+
+/** Interface §6.4, field for field. */
+export function presentRefundCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundCallback {
+  return {
+    transactionId: row.parentId ?? "",
+    refundId: row.id,
+    requestId: row.requestId,
+    mid: merchant.mid,
+    transactionStatus: row.status,
+    declineCode: row.declineCode,
+    totalAmount: toMajorNumber(row.processedAmount, row.processedCurrency),
+    callbackUrl: row.callbackUrl,
+    createdAt: toIso(row.createdAt),
+  };
+}
+
+export interface RefundInfo {
+  refundId: string;
+  transactionId: string;
+  requestId: string | null;
+  mid: string;
+  transactionStatus: string;
+  declineCode?: number;
+  totalAmount: number;
+  callbackUrl: string | null;
+  createdAt: string;
+  metadata: Record<string, string> | null;
+}
+
+/** Interface §4.10 info: the §2.5 record; declineCode only when FAILED. */
+export function presentRefundInfo(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundInfo {
+  const { declineCode, refundId, transactionId, ...rest } = presentRefundCallback(row, merchant);
+  const info: RefundInfo = { refundId, transactionId, ...rest, metadata: row.metadata ?? null };
+  if (row.status === "FAILED" && declineCode !== null) info.declineCode = declineCode;
+  return info;
+}
+
+export const REFUND_DESCRIPTOR: KindDescriptor = {
+  kind: "refund",
+  callback: {
+    kind: "refund",
+    present: (row, merchant) => presentRefundCallback(row, merchant) as unknown as Record<string, unknown>,
+  },
+};

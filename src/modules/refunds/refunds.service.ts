@@ -1,0 +1,154 @@
+/**
+ * Card refunds (interface §4.10, §6.4; CONTRACT §3 "Refunds and card payouts"): whole or partial
+ * refunds of a SUCCEED card transaction of the same merchant, each a transaction of kind `refund`
+ * on the one lifecycle (PENDING, SUCCEED a virtual minute later, or what an `operation: refund`
+ * rule says). When the SUCCEED refunds reach the order amount the original becomes REFUNDED, with
+ * its own card callback.
+ *
+ * FX (interface §4.10): a refund of a converted payment refunds its share of the processed amount,
+ * rounded half up in the processed currency; the refund that brings the refunds (not FAILED) to the
+ * order amount gets exactly what is left, so the parts always add up to processedAmount.
+ *
+ * LIMITATIONS:
+ * - refunds of APM payments are not offered (CONTRACT: card transactions only);
+ * - a refund that later FAILS frees its amount again, but the FX remainder given to an earlier "last"
+ *   refund is not recomputed.
+ */
+import type { Clock } from "../../platform/clock.js";
+import { invalidField } from "../../platform/errors.js";
+import type { Ids } from "../../platform/ids.js";
+import { parseAmount } from "../../platform/money.js";
+import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
+import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
+import { DECLINE, deadlineOf, pendingFirst, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import { presentRefundInfo, type RefundInfo } from "./refunds.present.js";
+import type { RefundRequest } from "./refunds.routes.js";
+
+/** Kinds a refund may refund (CONTRACT §3). */
+export const REFUNDABLE_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
+
+export interface RefundResponse {
+  refundId: string;
+  transactionStatus: string;
+  declineCode?: number;
+}
+
+export interface RefundDeps {
+  clock: Clock;
+  ids: Ids;
+  outcomes: OutcomeEngine;
+  idempotency: IdempotencyService;
+  lifecycle: TransactionLifecycle;
+}
+
+/** `part` of `whole` applied to `of`, rounded half up: exact integer arithmetic. */
+export function shareOf(part: number, whole: number, of: number): number {
+  const num = BigInt(part) * BigInt(of);
+  const den = BigInt(whole);
+  return Number((2n * num + den) / (2n * den));
+}
+
+export class RefundService {
+  constructor(private readonly deps: RefundDeps) {}
+
+  /**
+   * Interface §4.10, idempotent on requestId (operation "refund"). Inside one IMMEDIATE
+   * transaction: the original (unknown or another merchant's → 404 `Transaction not found: <id>`;
+   * not SUCCEED → 400 `Invalid field: transactionId`), the amount at the order currency's precision
+   * and within what is left (else 400 `Invalid field: amount`), the outcome, the row and its
+   * PENDING callback. Concurrent refunds are serialized by the transaction, so together they never
+   * exceed the order amount.
+   */
+  create(merchant: Merchant, body: RefundRequest): IdempotentResult<RefundResponse> {
+    requireOwnMerchant(merchant, "mid", body.mid);
+    return this.deps.idempotency.run(
+      { merchantKey: merchant.merchantKey, operation: "refund", requestId: body.requestId },
+      body,
+      () => {
+        const { lifecycle } = this.deps;
+        const parent = lifecycle.getOwn(merchant, body.transactionId, REFUNDABLE_KINDS);
+        if (parent.status !== "SUCCEED") throw invalidField("transactionId");
+        const amountMinor = parseAmount(body.amount, parent.orderCurrency);
+        const refunded = lifecycle.refundTotals(parent.id);
+        const left = parent.orderAmount - refunded.orderAmount;
+        if (amountMinor > left) throw invalidField("amount");
+        const processedAmount =
+          amountMinor === left
+            ? parent.processedAmount - refunded.processedAmount
+            : shareOf(amountMinor, parent.orderAmount, parent.processedAmount);
+        const spec = pendingFirst(
+          this.deps.outcomes.decide({
+            profile: parent.cardProfile ?? "",
+            flow: "refund",
+            amountMinor,
+            currency: parent.orderCurrency,
+            threeDSRequested: false,
+          }),
+        );
+        const now = this.deps.clock.nowMs();
+        const status = spec.status;
+        const declineCode = status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+        const due = deadlineOf(spec, now);
+        const row = lifecycle.create(
+          {
+            ...EMPTY_ROW,
+            id: this.deps.ids.next("refund"),
+            merchantKey: merchant.merchantKey,
+            kind: "refund",
+            requestId: body.requestId,
+            status,
+            declineCode,
+            cardBin: parent.cardBin,
+            cardLast4: parent.cardLast4,
+            cardBrand: parent.cardBrand,
+            parentId: parent.id,
+            subscriptionId: parent.subscriptionId,
+            orderCurrency: parent.orderCurrency,
+            orderAmount: amountMinor,
+            processedCurrency: parent.processedCurrency,
+            processedAmount,
+            conversionRate: parent.conversionRate,
+            callbackUrl: body.callbackUrl ?? null,
+            details: { reason: body.reason },
+            metadata: body.metadata ?? null,
+            dueAt: due?.dueAt ?? null,
+            dueStatus: due?.dueStatus ?? null,
+            dueDeclineCode: due?.dueDeclineCode ?? null,
+            createdAt: now,
+            updatedAt: now,
+          },
+          merchant,
+        );
+        const out: RefundResponse = { refundId: row.id, transactionStatus: row.status };
+        if (row.declineCode !== null) out.declineCode = row.declineCode;
+        return out;
+      },
+    );
+  }
+
+  /** A merchant's refund; unknown or another merchant's → 404 `Refund not found: <id>`. */
+  getOwn(merchant: Merchant, id: string): TransactionRow {
+    return this.deps.lifecycle.getOwn(merchant, id, ["refund"], "Refund");
+  }
+
+  info(merchant: Merchant, id: string): RefundInfo {
+    return presentRefundInfo(this.getOwn(merchant, id), merchant);
+  }
+
+  /**
+   * A lifecycle settled listener, inside its transaction: when a refund succeeds and the SUCCEED
+   * refunds reach the order amount, the original becomes REFUNDED with its card callback (CONTRACT §3).
+   */
+  onSettled(row: TransactionRow): void {
+    if (row.kind !== "refund" || row.status !== "SUCCEED" || !row.parentId) return;
+    const { lifecycle } = this.deps;
+    const parent = lifecycle.get(row.parentId);
+    if (!parent || parent.status !== "SUCCEED") return;
+    if (lifecycle.refundTotals(parent.id, "SUCCEED").orderAmount >= parent.orderAmount) {
+      lifecycle.transition(parent, "REFUNDED", null);
+    }
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * One lifecycle for every kind of transaction (interface §3.1, §6.7; CONTRACT §3, §4 complete):
+ * insert with the callback of the first status, status changes with theirs, deadlines that end a
+ * waiting status by the clock (3DS timeouts, `completeAfter`, the minute a refund or payout takes),
+ * and the control plane's complete call. What differs per kind — its callback shape, signer row,
+ * the query added to callbackUrl — is its KindDescriptor, registered in the composition root.
+ *
+ * Every method that changes state runs inside the caller's database transaction (or opens one) and
+ * enqueues the webhook in it (house style 6); the outbox wakes the dispatcher after commit.
+ *
+ * LIMITATIONS:
+ * - a waiting outcome without a deadline (PROCESSING with no `completeAfter`) waits for the complete
+ *   call forever.
+ */
+import { type Db, inTransaction } from "../../db/client.js";
+import type { Merchant } from "../../db/schema/index.js";
+import type { Clock } from "../../platform/clock.js";
+import { addDuration, parseDuration } from "../../platform/duration.js";
+import { conflict, notFound } from "../../platform/errors.js";
+import type { OutcomeSpec } from "../../platform/fixtures.js";
+import type { DueWork } from "../../scheduler/due-work.js";
+import type { Outbox } from "../../webhooks/outbox.js";
+import type { CallbackKind } from "../../webhooks/signer.js";
+import { KIND_FACTS, type TransactionKind } from "./kinds.js";
+import { type DueSet, type TransactionRow, TransactionsRepo } from "./transactions.repo.js";
+
+export type { TransactionRow };
+
+/** Decline codes the lifecycle and its kinds use (fixtures/decline-codes.json). */
+export const DECLINE = {
+  REJECTED_BY_ISSUER: 2,
+  THREE_DS_AUTHENTICATION: 3,
+  FORM_TIMEOUT: 4,
+  CURRENCY_EXCHANGE_NOT_ALLOWED: 15,
+} as const;
+
+/** An unanswered 3DS challenge fails after this long (virtual time). */
+export const CHALLENGE_TIMEOUT_MS = 30 * 60_000;
+
+/** How long a refund or payout stays PENDING before it settles by itself (CONTRACT §3). */
+export const SETTLE_AFTER = "PT1M";
+
+export const WAITING = new Set(["CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]);
+const COMPLETABLE = new Set(["PROCESSING", "PENDING"]);
+
+export type FinalStatus = "SUCCEED" | "FAILED";
+
+/** What one kind does differently; registered once per kind in the composition root. */
+export interface KindDescriptor {
+  kind: TransactionKind;
+  /**
+   * The callback a status change of this kind sends to the row's callbackUrl (none when the row has
+   * no callbackUrl): the signer row (src/webhooks/signer.ts), the body, and for APM the `apmType`
+   * added to the query. `paymentMethod` of the query comes from KIND_FACTS.
+   */
+  callback: {
+    kind: CallbackKind;
+    present(row: TransactionRow, merchant: Merchant): Record<string, unknown>;
+    apmType?(row: TransactionRow): string | undefined;
+  };
+}
+
+export interface CompleteInput {
+  status: FinalStatus;
+  /** Only with FAILED; default 2. */
+  declineCode?: number | undefined;
+}
+
+export interface CompleteResult {
+  transactionId: string;
+  transactionStatus: string;
+  declineCode: number | null;
+}
+
+/** Runs inside the settling transaction whenever a waiting transaction reaches its final status. */
+export type SettledListener = (row: TransactionRow) => void;
+
+export interface LifecycleDeps {
+  db: Db;
+  clock: Clock;
+  outbox: Outbox;
+  merchantOf: (merchantKey: string) => Merchant | undefined;
+}
+
+const NO_DUE: DueSet = { dueAt: null, dueStatus: null, dueDeclineCode: null };
+
+/**
+ * When and how a waiting outcome ends by itself: a 3DS challenge fails after 30 minutes (declineCode
+ * 4); PROCESSING/PENDING with `completeAfter` ends in `completeWith` (or FAILED when the outcome names
+ * a declineCode, else SUCCEED). Undefined: no deadline.
+ */
+export function deadlineOf(spec: OutcomeSpec, now: number): DueSet | undefined {
+  if (spec.status === "CUSTOMER_VERIFICATION") {
+    return { dueAt: now + CHALLENGE_TIMEOUT_MS, dueStatus: "FAILED", dueDeclineCode: DECLINE.FORM_TIMEOUT };
+  }
+  if ((spec.status === "PROCESSING" || spec.status === "PENDING") && spec.completeAfter) {
+    const d = parseDuration(spec.completeAfter);
+    if (!d) return undefined;
+    const status = spec.completeWith ?? (spec.declineCode !== undefined ? "FAILED" : "SUCCEED");
+    return {
+      dueAt: addDuration(now, d),
+      dueStatus: status,
+      dueDeclineCode: status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * For kinds that are never final at once when they succeed (refunds, payouts; CONTRACT §3): an
+ * approving outcome becomes PENDING that settles SUCCEED a virtual minute later; a decline stays
+ * FAILED at once; a waiting outcome from a rule keeps its own `completeAfter`.
+ */
+export function pendingFirst(spec: OutcomeSpec): OutcomeSpec {
+  if (spec.status === "SUCCEED" || spec.status === "CUSTOMER_VERIFICATION") {
+    return { status: "PENDING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
+  }
+  return spec;
+}
+
+export class TransactionLifecycle implements DueWork {
+  readonly name = "transactions";
+  private readonly repo: TransactionsRepo;
+  private readonly kinds = new Map<string, KindDescriptor>();
+  private readonly listeners: SettledListener[] = [];
+
+  constructor(private readonly deps: LifecycleDeps) {
+    this.repo = new TransactionsRepo(deps.db);
+  }
+
+  register(descriptor: KindDescriptor): void {
+    this.kinds.set(descriptor.kind, descriptor);
+  }
+
+  onSettled(listener: SettledListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Inside a transaction: a new row, with the callback of its first status. */
+  create(row: TransactionRow, merchant: Merchant): TransactionRow {
+    this.repo.insert(row);
+    this.notify(row, merchant);
+    return row;
+  }
+
+  get(id: string): TransactionRow | undefined {
+    return this.repo.byId(id);
+  }
+
+  /** A merchant's transaction of one of `kinds`; unknown, another kind or another merchant's → 404 (CONTRACT §3). */
+  getOwn(merchant: Merchant, id: string, kinds: readonly TransactionKind[], label = "Transaction"): TransactionRow {
+    const row = this.repo.byId(id);
+    if (!row || row.merchantKey !== merchant.merchantKey || !kinds.includes(row.kind as TransactionKind)) {
+      throw notFound(`${label} not found: ${id}`);
+    }
+    return row;
+  }
+
+  /** Sums of a payment's refunds that are not FAILED (or only the SUCCEED ones). */
+  refundTotals(parentId: string, only?: "not-failed" | "SUCCEED") {
+    return this.repo.refundTotals(parentId, only);
+  }
+
+  /**
+   * Inside a transaction: a waiting transaction reaches its final status, with its callback, then
+   * the listeners (subscriptions, refunds) in the same transaction.
+   */
+  settle(row: TransactionRow, status: FinalStatus, declineCode: number | null): TransactionRow {
+    const updated = this.transition(row, status, declineCode);
+    for (const l of this.listeners) l(updated);
+    return updated;
+  }
+
+  /** Inside a transaction: any other status change the merchant can observe (REFUNDED), with its callback. */
+  transition(row: TransactionRow, status: string, declineCode: number | null): TransactionRow {
+    const now = this.deps.clock.nowMs();
+    this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...NO_DUE });
+    const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...NO_DUE };
+    this.notify(updated, this.merchantOf(updated));
+    return updated;
+  }
+
+  /** CONTRACT §4 complete: PROCESSING/PENDING → SUCCEED or FAILED (default declineCode 2), else 409. */
+  complete(id: string, input: CompleteInput): CompleteResult {
+    const row = inTransaction(this.deps.db, () => {
+      const current = this.repo.byId(id);
+      if (!current) throw notFound(`Transaction not found: ${id}`);
+      if (!COMPLETABLE.has(current.status)) {
+        throw conflict(`Transaction ${id} is ${current.status}; only PROCESSING or PENDING can be completed`);
+      }
+      const code = input.status === "FAILED" ? (input.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+      return this.settle(current, input.status, code);
+    });
+    return { transactionId: row.id, transactionStatus: row.status, declineCode: row.declineCode };
+  }
+
+  /** DueWork: the earliest deadline of a waiting transaction. */
+  nextDueAt(): number | undefined {
+    return this.repo.nextDueAt();
+  }
+
+  /** DueWork: settles what is due by `now` (challenge timeouts, completions), one transaction each. */
+  run(now: number): { completions: number } {
+    let n = 0;
+    for (const due of this.repo.dueBy(now, 200)) {
+      inTransaction(this.deps.db, () => {
+        const current = this.repo.byId(due.id);
+        if (!current || current.dueAt === null || current.dueAt > now) return;
+        if (!WAITING.has(current.status) || (current.dueStatus !== "SUCCEED" && current.dueStatus !== "FAILED")) {
+          this.repo.setDue(current.id, NO_DUE);
+          return;
+        }
+        const code = current.dueStatus === "FAILED" ? (current.dueDeclineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+        this.settle(current, current.dueStatus, code);
+        n++;
+      });
+    }
+    return { completions: n };
+  }
+
+  merchantOf(row: TransactionRow): Merchant {
+    const m = this.deps.merchantOf(row.merchantKey);
+    if (!m) throw notFound(`Merchant of transaction ${row.id} no longer exists`);
+    return m;
+  }
+
+  /** The callback of the row's current status, when it has a callbackUrl. */
+  private notify(row: TransactionRow, merchant: Merchant): void {
+    if (!row.callbackUrl) return;
+    const d = this.kinds.get(row.kind);
+    if (!d) throw new Error(`transaction kind ${row.kind} has no descriptor`);
+    const apmType = d.callback.apmType?.(row);
+    this.deps.outbox.enqueue({
+      merchant,
+      kind: d.callback.kind,
+      callbackUrl: row.callbackUrl,
+      paymentMethod: KIND_FACTS[d.kind].paymentMethod,
+      ...(apmType ? { apmType } : {}),
+      transactionId: row.id,
+      eventStatus: row.status,
+      body: d.callback.present(row, merchant),
+    });
+  }
+}

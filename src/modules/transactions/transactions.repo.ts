@@ -1,0 +1,161 @@
+import { and, asc, eq, getTableColumns, isNotNull, lte, min, ne, sql } from "drizzle-orm";
+import type { Db } from "../../db/client.js";
+import { transactions } from "../../db/schema/index.js";
+
+export type TransactionRow = typeof transactions.$inferSelect;
+
+const t = transactions;
+const ph = (name: string) => sql.placeholder(name);
+const COLUMNS = Object.keys(getTableColumns(t));
+
+/** Every optional column empty: a kind spreads it and sets what it uses. */
+export const EMPTY_ROW: Omit<TransactionRow, "id" | "merchantKey" | "kind" | "status" | "createdAt" | "updatedAt"> = {
+  requestId: null,
+  declineCode: null,
+  cardBin: null,
+  cardLast4: null,
+  cardExpMonth: null,
+  cardExpYear: null,
+  cardHolder: null,
+  cardBrand: null,
+  cardProfile: null,
+  tokenId: null,
+  parentId: null,
+  paymentMethod: null,
+  declineSubReason: null,
+  details: null,
+  subscriptionId: null,
+  orderCurrency: "",
+  orderAmount: 0,
+  processedCurrency: "",
+  processedAmount: 0,
+  conversionRate: "1",
+  threeDs: false,
+  lang: null,
+  callbackUrl: null,
+  successRedirectUrl: null,
+  failureRedirectUrl: null,
+  billingDetails: null,
+  orderData: null,
+  device: null,
+  metadata: null,
+  dueAt: null,
+  dueStatus: null,
+  dueDeclineCode: null,
+};
+
+export interface StatusSet {
+  status: string;
+  declineCode: number | null;
+  updatedAt: number;
+}
+
+export interface DueSet {
+  dueAt: number | null;
+  dueStatus: string | null;
+  dueDeclineCode: number | null;
+}
+
+/** Sums of a payment's refunds that are not FAILED (order and processed currency, minor units). */
+export interface RefundTotals {
+  orderAmount: number;
+  processedAmount: number;
+}
+
+/** The one repo over the transactions table, every kind. Prepared once: the create paths run these per request. */
+export class TransactionsRepo {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly setStatusStmt;
+  private readonly setDueStmt;
+  private readonly nextDueStmt;
+  private readonly dueStmt;
+  private readonly refundTotalsStmt;
+  private readonly succeededRefundsStmt;
+
+  constructor(db: Db) {
+    const values = Object.fromEntries(COLUMNS.map((c) => [c, ph(c)])) as unknown as TransactionRow;
+    this.insertStmt = db.insert(t).values(values).prepare();
+    this.byIdStmt = db
+      .select()
+      .from(t)
+      .where(eq(t.id, ph("id")))
+      .prepare();
+    this.setStatusStmt = db
+      .update(t)
+      .set({
+        status: sql`${ph("status")}`,
+        declineCode: sql`${ph("declineCode")}`,
+        dueAt: sql`${ph("dueAt")}`,
+        dueStatus: sql`${ph("dueStatus")}`,
+        dueDeclineCode: sql`${ph("dueDeclineCode")}`,
+        updatedAt: sql`${ph("updatedAt")}`,
+      })
+      .where(eq(t.id, ph("id")))
+      .prepare();
+    this.setDueStmt = db
+      .update(t)
+      .set({ dueAt: sql`${ph("dueAt")}`, dueStatus: sql`${ph("dueStatus")}`, dueDeclineCode: sql`${ph("dueDeclineCode")}` })
+      .where(eq(t.id, ph("id")))
+      .prepare();
+    this.nextDueStmt = db
+      .select({ at: min(t.dueAt) })
+      .from(t)
+      .where(isNotNull(t.dueAt))
+      .prepare();
+    this.dueStmt = db
+      .select()
+      .from(t)
+      .where(lte(t.dueAt, ph("now")))
+      .orderBy(asc(t.dueAt), asc(t.createdAt))
+      .limit(ph("limit"))
+      .prepare();
+    this.refundTotalsStmt = db
+      .select({
+        orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
+        processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
+      })
+      .from(t)
+      .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), ne(t.status, "FAILED")))
+      .prepare();
+    this.succeededRefundsStmt = db
+      .select({
+        orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
+        processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
+      })
+      .from(t)
+      .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), eq(t.status, "SUCCEED")))
+      .prepare();
+  }
+
+  insert(row: TransactionRow): void {
+    this.insertStmt.run(row as unknown as Record<string, unknown>);
+  }
+
+  byId(id: string): TransactionRow | undefined {
+    return this.byIdStmt.get({ id });
+  }
+
+  /** A new status, and the deadline that now applies (none for a final status). */
+  setStatus(id: string, set: StatusSet & DueSet): void {
+    this.setStatusStmt.run({ id, ...set });
+  }
+
+  setDue(id: string, due: DueSet): void {
+    this.setDueStmt.run({ id, ...due });
+  }
+
+  nextDueAt(): number | undefined {
+    return this.nextDueStmt.get()?.at ?? undefined;
+  }
+
+  dueBy(now: number, limit: number): TransactionRow[] {
+    return this.dueStmt.all({ now, limit });
+  }
+
+  /** The refunds of a payment that are not FAILED, or only the SUCCEED ones. */
+  refundTotals(parentId: string, only: "not-failed" | "SUCCEED" = "not-failed"): RefundTotals {
+    const stmt = only === "SUCCEED" ? this.succeededRefundsStmt : this.refundTotalsStmt;
+    return stmt.get({ parentId }) ?? { orderAmount: 0, processedAmount: 0 };
+  }
+}
