@@ -9,12 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardTokens, subscriptions, transactions } from "../../src/db/schema/index.js";
 import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { mutate, mutations } from "../helpers/mutate.js";
+import { cardPaymentBody } from "./payments.body.js";
+import { payoutBody, refundBody } from "./refunds.support.js";
 import { chargeBody, subscriptionBody, tokenFor, tokenizeBody } from "./subscriptions.support.js";
 
 let s: TestSandbox;
 let auth: string;
 let cardToken: string;
 let subscriptionId: string;
+let paymentId: string;
 
 beforeAll(async () => {
   s = makeSandbox();
@@ -26,6 +29,12 @@ beforeAll(async () => {
     .send(subscriptionBody(cardToken, "http://127.0.0.1:9/cb"));
   subscriptionId = sub.body.subscriptionId;
   expect(subscriptionId).toMatch(/^sub_/);
+  const pay = await s.http
+    .post("/api/v1/payments/card")
+    .set("authorization", auth)
+    .send(cardPaymentBody({ amount: "99999.00" }));
+  paymentId = pay.body.transactionId;
+  expect(pay.body.transactionStatus).toBe("SUCCEED");
 });
 afterAll(async () => {
   await s.close();
@@ -64,6 +73,20 @@ const routes: Array<{ name: string; method: "post" | "put"; path: () => string; 
     path: () => `/api/v1/payments/card/recurring/${subscriptionId}`,
     body: () => ({ plan: { amount: "12.00", frequency: "WEEKLY", interval: 2 }, status: "ACTIVE" }),
     creates: false,
+  },
+  {
+    name: "refund",
+    method: "post",
+    path: () => "/v1/refunds/card",
+    body: () => refundBody(paymentId, "1.00", { callbackUrl: "http://127.0.0.1:9/cb" }),
+    creates: true,
+  },
+  {
+    name: "card payout",
+    method: "post",
+    path: () => "/v1/payouts/card",
+    body: () => payoutBody({ callbackUrl: "http://127.0.0.1:9/cb", billingDetails: { city: "Oslo" } }),
+    creates: true,
   },
   {
     name: "auth",
