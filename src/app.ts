@@ -19,7 +19,7 @@ import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
-import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
+import { registerWebhooks } from "./sandbox/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -6,11 +6,17 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { asc } from "drizzle-orm";
 import { type Db, inTransaction } from "../db/client.js";
+import type { Merchant } from "../db/schema/index.js";
 import { scenarios } from "../db/schema/index.js";
-import type { MerchantService } from "../modules/merchants/merchants.service.js";
 import type { Clock } from "../platform/clock.js";
 import { badRequest } from "../platform/errors.js";
 import { describeIssues, type Scenario, scenarioSchema } from "./scenario.schema.js";
+
+/** Where a scenario's merchants go (the merchants service), seen from below. */
+export interface MerchantStore {
+  /** Adds or replaces merchants by merchantKey; a clash names `<pathPrefix>.<index>.<field>`. */
+  upsertMany(list: Merchant[], pathPrefix: string): void;
+}
 
 export class ScenarioService {
   private cached: Scenario[] | undefined;
@@ -19,7 +25,7 @@ export class ScenarioService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly merchants: MerchantService,
+    private readonly merchants: MerchantStore,
   ) {}
 
   /** Validates and loads one document; all or nothing. Throws a 400 SandboxError naming the path. */

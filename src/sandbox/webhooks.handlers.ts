@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
-import { webhookJournalRoute, webhookReplayRoute } from "./webhooks.routes.js";
+import { webhookJournalRoute, webhookReplayRoute } from "../webhooks/webhooks.routes.js";
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
   app.openapi(webhookJournalRoute, (c) => c.json(ctx.webhooks.journal(c.req.valid("query")), 200));

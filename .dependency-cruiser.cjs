@@ -1,0 +1,53 @@
+/**
+ * The dependency rule of ARCHITECTURE ("Dependencies point down"), checked in `npm test`:
+ *   entry points (main, app, context, cli, runner, testing)
+ *     → src/sandbox and src/modules
+ *       → src/webhooks, src/scheduler, src/scenarios
+ *         → src/http, src/platform, src/db (and config.ts, logger.ts)
+ * and no import cycles. Handlers may name the AppContext *type* of the composition root (they
+ * receive it), but nothing below the entry points may import its code.
+ */
+const ENTRY = "^src/(main|app|context|cli)\\.tsx?$|^src/(cli|runner|testing)/";
+const UPPER = "^src/(sandbox|modules)/";
+const MIDDLE = "^src/(webhooks|scheduler|scenarios)/";
+const LOWER = "^src/(http|platform|db)/|^src/(config|logger)\\.ts$";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "Import cycles hide the order things are built in; break them with an interface in the lower layer.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "upper-not-to-entry",
+      severity: "error",
+      comment: "sandbox/ and modules/ must not import the entry points (a type-only import of AppContext is allowed).",
+      from: { path: UPPER },
+      to: { path: ENTRY, dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "middle-not-up",
+      severity: "error",
+      comment: "webhooks/, scheduler/, scenarios/ sit below the modules: share a type or an interface from a lower layer instead.",
+      from: { path: MIDDLE },
+      to: { path: `${ENTRY}|${UPPER}` },
+    },
+    {
+      name: "lower-not-up",
+      severity: "error",
+      comment: "http/, platform/, db/ are the bottom: they import nothing above them.",
+      from: { path: LOWER },
+      to: { path: `${ENTRY}|${UPPER}|${MIDDLE}` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    includeOnly: "^src/",
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
