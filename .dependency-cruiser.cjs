@@ -31,7 +31,8 @@ module.exports = {
     {
       name: "middle-not-up",
       severity: "error",
-      comment: "webhooks/, scheduler/, scenarios/ sit below the modules: share a type or an interface from a lower layer instead.",
+      comment:
+        "webhooks/, scheduler/, scenarios/ sit below the modules: share a type or an interface from a lower layer instead.",
       from: { path: MIDDLE },
       to: { path: `${ENTRY}|${UPPER}` },
     },

@@ -146,7 +146,7 @@ export class RefundService {
     if (row.kind !== "refund" || row.status !== "SUCCEED" || !row.parentId) return;
     const { lifecycle } = this.deps;
     const parent = lifecycle.get(row.parentId);
-    if (!parent || parent.status !== "SUCCEED") return;
+    if (parent?.status !== "SUCCEED") return;
     if (lifecycle.refundTotals(parent.id, "SUCCEED").orderAmount >= parent.orderAmount) {
       lifecycle.transition(parent, "REFUNDED", null);
     }
