@@ -61,7 +61,7 @@ async function measure(size: number): Promise<void> {
     })();
     const seedSeconds = (performance.now() - t0) / 1000;
 
-    const scheduler = new SubscriptionScheduler(ctx.subscriptions, clock);
+    const scheduler = new SubscriptionScheduler(ctx.billing, clock);
     const t1 = performance.now();
     const { charges } = scheduler.run(clock.nowMs());
     const seconds = (performance.now() - t1) / 1000;

@@ -19,6 +19,8 @@ import { PAYOUT_DESCRIPTOR } from "./modules/payouts/payouts.present.js";
 import { PayoutService } from "./modules/payouts/payouts.service.js";
 import { REFUND_DESCRIPTOR } from "./modules/refunds/refunds.present.js";
 import { RefundService } from "./modules/refunds/refunds.service.js";
+import { SubscriptionBilling } from "./modules/subscriptions/subscriptions.billing.js";
+import { SubscriptionsRepo } from "./modules/subscriptions/subscriptions.repo.js";
 import { SubscriptionService } from "./modules/subscriptions/subscriptions.service.js";
 import { TokenService } from "./modules/tokens/tokens.service.js";
 import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
@@ -61,8 +63,10 @@ export interface AppContext {
   payments: PaymentService;
   /** Card tokens and one-click charges (interface §4.1, §4.2). */
   tokens: TokenService;
-  /** Recurring subscriptions; their scheduler is a DueWork on `work` (interface §4.5–§4.8). */
+  /** Recurring subscriptions: create, get, update, cancel (interface §4.5–§4.8). */
   subscriptions: SubscriptionService;
+  /** The subscriptions' billing run; the scheduler (a DueWork on `work`) drives it (interface §3.2, §6.5). */
+  billing: SubscriptionBilling;
   /** Card refunds (interface §4.10). */
   refunds: RefundService;
   /** Card payouts (interface §4.9). */
@@ -107,28 +111,28 @@ export function createContext(opts: ContextOptions): AppContext {
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR]) transactions.register(d);
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
+  const subscriptionsRepo = new SubscriptionsRepo(db);
   const subscriptions = new SubscriptionService({
     db,
     clock,
     ids,
-    logger,
+    repo: subscriptionsRepo,
     idempotency,
     payments,
     tokens,
-    merchants,
-    outbox,
     maxRetries: config.maxRetries,
   });
+  const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
-  transactions.onSettled((row) => subscriptions.onSettled(row));
+  transactions.onSettled((row) => billing.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
 
   // time-driven work, in one runner; attempts a crash left in flight are recorded before anything runs
   webhooks.recover();
   work.register(webhooks);
   work.register(transactions);
-  work.register(new SubscriptionScheduler(subscriptions, clock));
+  work.register(new SubscriptionScheduler(billing, clock));
 
   const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios });
 
@@ -153,6 +157,7 @@ export function createContext(opts: ContextOptions): AppContext {
     payments,
     tokens,
     subscriptions,
+    billing,
     refunds,
     payouts,
   };

@@ -59,7 +59,7 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
   });
 
   it("nextDueAt: nothing → undefined; a future date → its 00:00; an overdue one → the next tick after now", () => {
-    const sched = new SubscriptionScheduler(s.ctx.subscriptions, s.clock);
+    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
     expect(sched.nextDueAt()).toBeUndefined();
     subscribe(token()); // next 2026-02-15
     expect(sched.nextDueAt()).toBe(at("2026-02-15T00:00:00Z"));
@@ -82,8 +82,8 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
   });
 
   it("charges in batches, one database transaction each, until nothing is due", () => {
-    const sched = new SubscriptionScheduler(s.ctx.subscriptions, s.clock, 3);
-    const spy = vi.spyOn(s.ctx.subscriptions, "runDue");
+    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock, 3);
+    const spy = vi.spyOn(s.ctx.billing, "runDue");
     const t = token();
     for (let i = 0; i < 10; i++) subscribe(t);
     s.clock.advanceTo(at("2026-02-15T00:00:00Z"));
@@ -95,7 +95,7 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
   });
 
   it("a late run (the server was down) charges every missed date, in order, with its own chargeDate", () => {
-    const sched = new SubscriptionScheduler(s.ctx.subscriptions, s.clock);
+    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
     const sub = subscribe(token());
     s.clock.advanceTo(at("2026-05-20T10:00:00Z")); // no runner: nothing ran on the way
     expect(sched.run(s.clock.nowMs())).toEqual({ charges: 4 });
@@ -104,7 +104,7 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
   });
 
   it("each subscription's charge, schedule move and callback commit together: a failure in one leaves no trace of it", () => {
-    const sched = new SubscriptionScheduler(s.ctx.subscriptions, s.clock);
+    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
     const t = token();
     const ids = [subscribe(t), subscribe(t), subscribe(t)].map((b) => b.subscriptionId as string);
     s.clock.advanceTo(at("2026-02-15T00:00:00Z"));

@@ -8,7 +8,7 @@ import {
   slotIndexAt,
   slotOnOrAfter,
 } from "../../src/modules/subscriptions/schedule.js";
-import { lookAtOf } from "../../src/modules/subscriptions/subscriptions.service.js";
+import { lookAtOf } from "../../src/modules/subscriptions/subscriptions.rules.js";
 
 const monthly: Period = { frequency: "MONTHLY", interval: 1 };
 /** The first `count` slots after the anchor, each from the previous charge date (as the scheduler moves). */

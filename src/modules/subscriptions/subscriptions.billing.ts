@@ -1,0 +1,248 @@
+/**
+ * The billing run of subscriptions (interface §3.2, §6.5, §8; CONTRACT §3 Subscriptions, Time): the
+ * scheduler's BillingSource. Each due subscription is charged on the card payment path (kind
+ * "subscription_charge") and its outcome moves the schedule: success → failureCount 0 and the next
+ * slot; failure → retried the next day, and after maxRetries consecutive failures PAUSED; past
+ * endDate → CANCELED. Each scheduled charge is reported by a §6.5 subscription callback, in the
+ * same database transaction as the charge.
+ *
+ * LIMITATIONS:
+ * - a scheduled charge does not re-check the token's lifetime: the subscription holds the card
+ *   from creation (otherwise the 90-day default would stop every monthly plan after 3 charges);
+ * - the retry of a failed charge waits one day whatever the plan's period is.
+ */
+import type { Db } from "../../db/client.js";
+import { inTransaction } from "../../db/client.js";
+import type { Logger } from "../../logger.js";
+import type { Clock } from "../../platform/clock.js";
+import { toDateString } from "../../platform/clock.js";
+import { DAY_MS } from "../../platform/duration.js";
+import { declineName } from "../../platform/fixtures.js";
+import { toMajorNumber } from "../../platform/money.js";
+import type { Outbox } from "../../webhooks/outbox.js";
+import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
+import type { CardOnFile } from "../payments/card.js";
+import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
+import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
+import { addDays, midnightOf, slotAfter } from "./schedule.js";
+import { type DueRow, SCHEDULED_STATUSES, type SubscriptionRow, type SubscriptionsRepo } from "./subscriptions.repo.js";
+import { anchorOf, isScheduled, lookAtOf, periodOf, visibleNext } from "./subscriptions.rules.js";
+
+export interface BillingDeps {
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  repo: SubscriptionsRepo;
+  payments: PaymentService;
+  merchants: MerchantService;
+  outbox: Outbox;
+}
+
+/**
+ * One charge of a subscription on the card payment path. The first charge reports by a card
+ * callback (CONTRACT §3); scheduled ones keep no callbackUrl: their §6.5 callback is the subscription's.
+ */
+export function chargeSubscription(
+  payments: PaymentService,
+  merchant: Merchant,
+  sub: SubscriptionRow,
+  card: CardOnFile,
+  flow: "recurring_first" | "recurring_later",
+  requestId: string | null,
+  first: boolean,
+): PaymentResult {
+  return payments.authorize({
+    merchant,
+    kind: "subscription_charge",
+    requestId,
+    card,
+    amountMinor: sub.amount,
+    currency: sub.currency,
+    flow,
+    threeDSRequested: false,
+    callbackUrl: first ? sub.callbackUrl : null,
+    successRedirectUrl: sub.successRedirectUrl,
+    failureRedirectUrl: sub.failureRedirectUrl,
+    billingDetails: sub.billingDetails,
+    order: sub.orderData,
+    device: sub.device,
+    metadata: sub.metadata,
+    tokenId: sub.cardToken,
+    subscriptionId: sub.id,
+  });
+}
+
+export class SubscriptionBilling {
+  private readonly repo: SubscriptionsRepo;
+
+  constructor(private readonly deps: BillingDeps) {
+    this.repo = deps.repo;
+  }
+
+  /** The scheduler's BillingSource: the earliest instant a subscription must be looked at. */
+  earliestLookAt(): number | undefined {
+    return this.repo.earliestLookAt();
+  }
+
+  /**
+   * The scheduler's batch (CONTRACT §3 Subscriptions, Time): up to `limit` subscriptions due by
+   * `now`, in ONE database transaction with their charge rows and §6.5 callbacks, so a crash
+   * never charges twice. Returns how many rows it handled and how many charges it made.
+   */
+  runDue(now: number, limit: number): { rows: number; charges: number } {
+    try {
+      return inTransaction(this.deps.db, () => this.batch(now, limit, false));
+    } catch (err) {
+      // one row failed and the whole batch rolled back: redo it with a savepoint per row, so
+      // the bad row is skipped (looked at again a day later) and the others still charge
+      this.deps.logger.warn({ err }, "subscription batch failed; retrying it row by row");
+      return inTransaction(this.deps.db, () => this.batch(now, limit, true));
+    }
+  }
+
+  private batch(now: number, limit: number, isolate: boolean): { rows: number; charges: number } {
+    let rows = 0;
+    let charges = 0;
+    for (const status of SCHEDULED_STATUSES) {
+      if (rows >= limit) break;
+      for (const due of this.repo.dueRows(status, now, limit - rows)) {
+        rows++;
+        if (!isolate) {
+          if (this.handleDue(due, now)) charges++;
+          continue;
+        }
+        try {
+          if (this.deps.db.$client.transaction(() => this.handleDue(due, now))()) charges++;
+        } catch (err) {
+          this.deps.logger.error({ err, subscriptionId: due.sub.id }, "subscription charge failed; retrying in a day");
+          this.repo.update(due.sub.id, { nextChargeAt: now + DAY_MS, updatedAt: now });
+        }
+      }
+    }
+    return { rows, charges };
+  }
+
+  private handleDue({ sub, card }: DueRow, now: number): boolean {
+    const chargeable =
+      isScheduled(sub.status) && sub.nextChargeDate !== null && (!sub.endDate || sub.nextChargeDate <= sub.endDate);
+    if (chargeable && midnightOf(sub.nextChargeDate as string) <= now) {
+      if (!card) throw new Error(`token ${sub.cardToken} of subscription ${sub.id} is gone`);
+      const merchant = this.merchantOf(sub);
+      const flow = sub.chargeCount === 0 ? "recurring_first" : "recurring_later";
+      const r = chargeSubscription(this.deps.payments, merchant, sub, toCardOnFile(card), flow, null, false);
+      if (WAITING.has(r.transactionStatus)) {
+        // settles later: onSettled applies the outcome and sends the callback
+        this.schedule(sub, { nextChargeAt: null }, now);
+      } else {
+        this.applyOutcome(sub, r.row, sub.nextChargeDate as string, now);
+      }
+      return true;
+    }
+    if (sub.endDate && now >= midnightOf(sub.endDate) + DAY_MS) {
+      this.schedule(sub, { status: "CANCELED", nextChargeDate: null, nextChargeAt: null }, now);
+      return false;
+    }
+    // not due after all (defensive): recompute, and never leave the row due at `now`
+    const at = lookAtOf(sub);
+    this.schedule(sub, { nextChargeAt: at !== null && at <= now ? null : at }, now);
+    return false;
+  }
+
+  /** A scheduled charge's final outcome: move the schedule and send the §6.5 callback. */
+  private applyOutcome(sub: SubscriptionRow, tx: TransactionRow, chargeDate: string, now: number): void {
+    const next: SubscriptionRow = { ...sub };
+    if (tx.status === "SUCCEED") {
+      next.chargeCount = sub.chargeCount + 1;
+      next.failureCount = 0;
+      if (isScheduled(sub.status)) {
+        next.status = "ACTIVE";
+        next.nextChargeDate = slotAfter(anchorOf(sub), periodOf(sub), chargeDate);
+      }
+    } else {
+      next.failureCount = sub.failureCount + 1;
+      if (isScheduled(sub.status)) {
+        if (next.failureCount >= sub.maxRetries) {
+          next.status = "PAUSED";
+          next.nextChargeDate = null;
+        } else {
+          next.nextChargeDate = addDays(chargeDate, 1);
+        }
+      }
+    }
+    next.nextChargeAt = lookAtOf(next);
+    this.schedule(sub, next, now);
+    const merchant = this.merchantOf(sub);
+    this.deps.outbox.enqueue({
+      merchant,
+      kind: "subscription_charge",
+      callbackUrl: sub.callbackUrl,
+      paymentMethod: "card",
+      transactionId: tx.id,
+      subscriptionId: sub.id,
+      orderKey: sub.id,
+      eventStatus: tx.status,
+      body: {
+        subscriptionId: sub.id,
+        transactionId: tx.id,
+        chargeDate,
+        amount: toMajorNumber(tx.orderAmount, tx.orderCurrency),
+        currency: tx.orderCurrency,
+        transactionStatus: tx.status,
+        declineCode: tx.declineCode,
+        declineReason: tx.declineCode === null ? null : (declineName(tx.declineCode) ?? null),
+        failureCount: next.failureCount,
+        nextChargeDate: visibleNext(next),
+        metadata: sub.metadata ?? null,
+      },
+    });
+  }
+
+  private schedule(sub: SubscriptionRow, change: Partial<SubscriptionRow>, now: number): void {
+    const v = { ...sub, ...change };
+    this.repo.setSchedule(sub.id, {
+      status: v.status,
+      nextChargeDate: v.nextChargeDate,
+      nextChargeAt: v.nextChargeAt,
+      failureCount: v.failureCount,
+      chargeCount: v.chargeCount,
+      updatedAt: now,
+    });
+  }
+
+  /** A lifecycle settled listener, inside its transaction: a charge that waited (3DS, PROCESSING) ended. */
+  onSettled(tx: TransactionRow): void {
+    if (tx.kind !== "subscription_charge" || !tx.subscriptionId) return;
+    const sub = this.repo.byId(tx.subscriptionId);
+    if (!sub) return;
+    const now = this.deps.clock.nowMs();
+    if (sub.firstTransactionId === tx.id) {
+      if (sub.status !== "PENDING") return; // canceled while the first charge waited
+      if (tx.status === "SUCCEED") {
+        const active = { ...sub, status: "ACTIVE", chargeCount: 1 };
+        this.schedule(sub, { status: "ACTIVE", chargeCount: 1, nextChargeAt: lookAtOf(active) }, now);
+      } else {
+        this.repo.delete(sub.id);
+      }
+      return;
+    }
+    this.applyOutcome(sub, tx, sub.nextChargeDate ?? toDateString(tx.createdAt), now);
+  }
+
+  private merchantOf(s: SubscriptionRow): Merchant {
+    const m = this.deps.merchants.byKey(s.merchantKey);
+    if (!m) throw new Error(`merchant ${s.merchantKey} of subscription ${s.id} is gone`);
+    return m;
+  }
+}
+
+type TokenCardFields = NonNullable<DueRow["card"]>;
+
+const toCardOnFile = (c: TokenCardFields): CardOnFile => ({
+  bin: c.cardBin,
+  last4: c.cardLast4,
+  expMonth: c.expMonth,
+  expYear: c.expYear,
+  holder: c.cardHolder,
+  brand: c.cardBrand,
+  profile: c.cardProfile,
+});

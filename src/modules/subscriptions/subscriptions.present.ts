@@ -1,0 +1,82 @@
+/**
+ * The wire shapes of a subscription: the §4.5 create response and the §2.3/§4.6 record.
+ */
+import { toIso } from "../../platform/clock.js";
+import { formatAmount } from "../../platform/money.js";
+import type { PaymentResult } from "../payments/payments.service.js";
+import type { Frequency } from "./schedule.js";
+import type { LatestCharge, SubscriptionRow } from "./subscriptions.repo.js";
+import { type SubscriptionStatus, visibleNext } from "./subscriptions.rules.js";
+
+/** Interface §4.5 response (plus `status`, null when no subscription was created). */
+export interface CreateView {
+  subscriptionId: string | null;
+  status: SubscriptionStatus | null;
+  transactionId: string | null;
+  transactionStatus: string | null;
+  declineCode: number | null;
+  challengeUrl: string | null;
+  challengeUrlIframe: string | null;
+  nextChargeDate: string | null;
+}
+
+/** Interface §2.3/§4.6. */
+export interface SubscriptionView extends CreateView {
+  subscriptionId: string;
+  status: SubscriptionStatus;
+  createdAt: string;
+  plan: {
+    amount: string;
+    currency: string;
+    frequency: Frequency;
+    interval: number;
+    startDate: string;
+    endDate: string | null;
+  };
+  billingDetails: Record<string, unknown> | null;
+  metadata: Record<string, string> | null;
+  failureCount: number;
+}
+
+export function createView(s: SubscriptionRow | null, r: PaymentResult | null, challengeUrl: string | null): CreateView {
+  return {
+    subscriptionId: s?.id ?? null,
+    status: (s?.status as SubscriptionStatus | undefined) ?? null,
+    transactionId: r?.transactionId ?? null,
+    transactionStatus: r?.transactionStatus ?? null,
+    declineCode: r?.declineCode ?? null,
+    challengeUrl,
+    challengeUrlIframe: challengeUrl ? (r?.challengeUrlIframe ?? `${challengeUrl}?mode=iframe`) : null,
+    nextChargeDate: s ? visibleNext(s) : null,
+  };
+}
+
+/** Interface §2.3/§4.6: a row with its latest charge (and that charge's challenge URL while it waits for 3DS). */
+export function presentSubscription(
+  s: SubscriptionRow,
+  latest: LatestCharge | undefined,
+  challenge: string | null,
+): SubscriptionView {
+  return {
+    subscriptionId: s.id,
+    status: s.status as SubscriptionStatus,
+    transactionId: latest?.id ?? null,
+    transactionStatus: latest?.status ?? null,
+    declineCode: latest?.declineCode ?? null,
+    challengeUrl: challenge,
+    challengeUrlIframe: challenge && `${challenge}?mode=iframe`,
+    nextChargeDate: visibleNext(s),
+    createdAt: toIso(s.createdAt),
+    plan: {
+      amount: formatAmount(s.amount, s.currency),
+      currency: s.currency,
+      frequency: s.frequency as Frequency,
+      interval: s.interval,
+      startDate: s.startDate,
+      endDate: s.endDate,
+    },
+    billingDetails: s.billingDetails ?? null,
+    metadata: s.metadata ?? null,
+    failureCount: s.failureCount,
+  };
+}

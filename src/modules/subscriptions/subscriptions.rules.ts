@@ -1,0 +1,139 @@
+/**
+ * The plan rules of subscriptions (interface §2.1 Plan, §3.2; CONTRACT §3 Subscriptions): statuses
+ * and the PUT moves between them, plan validation, and when the scheduler must look at a row.
+ * Pure functions over rows; no database.
+ */
+import { DAY_MS } from "../../platform/duration.js";
+import { invalidField } from "../../platform/errors.js";
+import { formatAmount, isCurrency, parseAmount } from "../../platform/money.js";
+import { type Frequency, isIsoDate, midnightOf, type Period, slotDate } from "./schedule.js";
+import type { SubscriptionRow } from "./subscriptions.repo.js";
+
+export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** The PUT status moves this sandbox allows (README "Subscriptions"). */
+export const ALLOWED_MOVES: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
+  ACTIVE: ["PAUSED", "CANCELED"],
+  PAUSED: ["ACTIVE", "CANCELED"],
+  TRIALING: ["PAUSED", "CANCELED"],
+  PENDING: ["CANCELED"],
+  CANCELED: [],
+};
+
+/** Upper bound of plan.interval, so no schedule leaves the 4-digit-year calendar. */
+export const MAX_INTERVAL = 1000;
+/** Plan dates end before this, for the same reason (MONTHLY×1000 is 83 years). */
+export const DATE_LIMIT = "9000-01-01";
+
+const planDate = (d: string) => isIsoDate(d) && d < DATE_LIMIT;
+
+export interface PlanInput {
+  amount: string;
+  currency: string;
+  frequency: Frequency;
+  interval: number;
+  startDate: string;
+  endDate?: string | undefined;
+}
+
+export interface UpdateInput {
+  plan?:
+    | {
+        amount?: string | undefined;
+        currency?: string | undefined;
+        frequency?: Frequency | undefined;
+        interval?: number | undefined;
+        startDate?: string | undefined;
+        endDate?: string | null | undefined;
+      }
+    | undefined;
+  status?: SubscriptionStatus | undefined;
+}
+
+export const periodOf = (s: Pick<SubscriptionRow, "frequency" | "interval">): Period => ({
+  frequency: s.frequency as Frequency,
+  interval: s.interval,
+});
+export const anchorOf = (s: SubscriptionRow): string => s.anchorDate ?? s.startDate;
+export const isScheduled = (status: string) => status === "ACTIVE" || status === "TRIALING";
+
+/**
+ * When the scheduler must next look at a subscription: 00:00 UTC of nextChargeDate for
+ * ACTIVE/TRIALING, or 00:00 UTC of the day after endDate when that comes first (also for PAUSED,
+ * so an ended paused subscription is canceled); null when nothing is due.
+ */
+export function lookAtOf(s: Pick<SubscriptionRow, "status" | "nextChargeDate" | "endDate">): number | null {
+  const end = s.endDate ? midnightOf(s.endDate) + DAY_MS : null;
+  const charge = isScheduled(s.status) && s.nextChargeDate ? midnightOf(s.nextChargeDate) : null;
+  if (charge === null) return s.status === "PAUSED" || isScheduled(s.status) ? end : null;
+  return end === null ? charge : Math.min(charge, end);
+}
+
+/** The nextChargeDate a client sees: the next charge that will really happen, else null. */
+export function visibleNext(s: Pick<SubscriptionRow, "status" | "nextChargeDate" | "endDate">): string | null {
+  if (s.status !== "ACTIVE" && s.status !== "TRIALING" && s.status !== "PENDING") return null;
+  if (!s.nextChargeDate || (s.endDate && s.nextChargeDate > s.endDate)) return null;
+  return s.nextChargeDate;
+}
+
+interface Plan extends Period {
+  amountMinor: number;
+  currency: string;
+  startDate: string;
+  endDate: string | null;
+}
+
+/**
+ * Interface §2.1 Plan with the sandbox's checks: amount at the currency's precision, interval 1 to
+ * MAX_INTERVAL, startDate a date not before today, endDate a date not before startDate.
+ */
+export function readPlan(plan: PlanInput, today: string): Plan {
+  if (!isCurrency(plan.currency)) throw invalidField("plan.currency");
+  const amountMinor = parseAmount(plan.amount, plan.currency, "plan.amount");
+  if (!Number.isInteger(plan.interval) || plan.interval < 1 || plan.interval > MAX_INTERVAL) throw invalidField("plan.interval");
+  if (!planDate(plan.startDate) || plan.startDate < today) throw invalidField("plan.startDate");
+  const endDate = plan.endDate ?? null;
+  if (endDate !== null && (!planDate(endDate) || endDate < plan.startDate)) throw invalidField("plan.endDate");
+  return {
+    amountMinor,
+    currency: plan.currency,
+    frequency: plan.frequency,
+    interval: plan.interval,
+    startDate: plan.startDate,
+    endDate,
+  };
+}
+
+/** PUT plan fields onto a row (validated like create); re-anchors the schedule when its shape changes. */
+export function applyPlan(s: SubscriptionRow, plan: NonNullable<UpdateInput["plan"]>, today: string): void {
+  const currency = plan.currency ?? s.currency;
+  if (!isCurrency(currency)) throw invalidField("plan.currency");
+  // without a new amount, the current one re-read at the new currency's precision ("10.00" → "10")
+  const amount = plan.amount ?? trimZeros(formatAmount(s.amount, s.currency));
+  const amountMinor = parseAmount(amount, currency, "plan.amount");
+  const interval = plan.interval ?? s.interval;
+  if (!Number.isInteger(interval) || interval < 1 || interval > MAX_INTERVAL) throw invalidField("plan.interval");
+  if (plan.startDate !== undefined && (!planDate(plan.startDate) || plan.startDate < today)) {
+    throw invalidField("plan.startDate");
+  }
+  const startDate = plan.startDate ?? s.startDate;
+  const endDate = plan.endDate === undefined ? s.endDate : plan.endDate;
+  if (endDate !== null && (!planDate(endDate) || endDate < startDate)) throw invalidField("plan.endDate");
+  const frequency = plan.frequency ?? (s.frequency as Frequency);
+  const periodChanged = frequency !== s.frequency || interval !== s.interval;
+  const startChanged = startDate !== s.startDate;
+  Object.assign(s, { currency, amount: amountMinor, interval, frequency, startDate, endDate });
+  if (startChanged) {
+    s.anchorDate = startDate;
+    if (isScheduled(s.status)) s.nextChargeDate = startDate;
+    else if (s.status === "PENDING") s.nextChargeDate = slotDate(startDate, periodOf(s), 1);
+  } else if (periodChanged && s.nextChargeDate) {
+    s.anchorDate = s.nextChargeDate;
+  }
+}
+
+/** `"10.50"` → `"10.5"`, `"10.00"` → `"10"`, `"100"` stays. */
+function trimZeros(amount: string): string {
+  return amount.includes(".") ? amount.replace(/0+$/, "").replace(/\.$/, "") : amount;
+}
