@@ -8,43 +8,11 @@
  * Run with `npx tsx bench/card-payments.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  * Prints one JSON line: {"bench":"card-payment","rps","p50","p99","floorRps","ratio",...}.
  */
-import { emit, load, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, load, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 32;
-
-function paymentBody(requestId: string, callbackUrl: string): string {
-  return JSON.stringify({
-    requestId,
-    mid: "sandbox-mid-001",
-    card: {
-      number: "4111111111111111",
-      cardHolderName: "Bench Mark",
-      expMonth: "12",
-      expYear: "2099",
-      cvv: "737",
-      requestThreeDSecure: false,
-    },
-    amount: "20.50",
-    currency: "USD",
-    lang: "en",
-    callbackUrl,
-    billingDetails: {
-      firstName: "Bench",
-      lastName: "Mark",
-      address1: "1 Load St",
-      city: "London",
-      state: "LDN",
-      country: "GB",
-      postalCode: "N1 9GU",
-      email: "bench@example.com",
-      dateOfBirth: "1990-01-31",
-    },
-    order: { orderId: requestId },
-    device: { ip: "203.0.113.7", userAgent: "autocannon" },
-  });
-}
 
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");

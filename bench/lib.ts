@@ -386,3 +386,36 @@ export function startCountingReceiver(path = "/hooks"): Promise<CountingReceiver
     proc.once("exit", (code) => reject(new Error(`receiver exited ${code}`)));
   });
 }
+
+/** A valid §4.3 card payment body (4111…, no 3DS) with a callbackUrl, as JSON text. */
+export function paymentBody(requestId: string, callbackUrl: string): string {
+  return JSON.stringify({
+    requestId,
+    mid: "sandbox-mid-001",
+    card: {
+      number: "4111111111111111",
+      cardHolderName: "Bench Mark",
+      expMonth: "12",
+      expYear: "2099",
+      cvv: "737",
+      requestThreeDSecure: false,
+    },
+    amount: "20.50",
+    currency: "USD",
+    lang: "en",
+    callbackUrl,
+    billingDetails: {
+      firstName: "Bench",
+      lastName: "Mark",
+      address1: "1 Load St",
+      city: "London",
+      state: "LDN",
+      country: "GB",
+      postalCode: "N1 9GU",
+      email: "bench@example.com",
+      dateOfBirth: "1990-01-31",
+    },
+    order: { orderId: requestId },
+    device: { ip: "203.0.113.7", userAgent: "autocannon" },
+  });
+}

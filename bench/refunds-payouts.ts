@@ -1,0 +1,132 @@
+/**
+ * Refunds and card payouts per second (issue 7 item 7), beside the floor and the card payment, in
+ * one run against the real built server: POST /v1/refunds/card (0.01 of one of 2,000 SUCCEED
+ * payments, round robin, each with a callbackUrl) and POST /v1/payouts/card (4111…, a callbackUrl).
+ *
+ * Target: refund and payout creation each ≥ the card payment's req/s in the same run (they do less).
+ * Run with `npx tsx bench/refunds-payouts.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
+ */
+import { emit, load, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Math.min(3, DURATION);
+const CONNECTIONS = 32;
+const PARENTS = 2_000;
+
+const receiver = await startCountingReceiver();
+const floor = await startBareFloor("insert");
+const sandbox = await startSandbox();
+try {
+  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
+  });
+  const token = ((await auth.json()) as { token: string }).token;
+  const post = (path: string, bodyFor: (i: number) => string, duration: number) =>
+    load({
+      url: sandbox.url,
+      method: "POST",
+      path,
+      headers: { authorization: token },
+      bodyFor,
+      connections: CONNECTIONS,
+      duration,
+    });
+
+  // the payments to refund: big enough for every 0.01 refund of the run
+  const parents: string[] = [];
+  for (let i = 0; i < PARENTS; i++) {
+    const body = JSON.parse(paymentBody(`parent-${i}`, receiver.url)) as Record<string, unknown>;
+    body.amount = "100000.00";
+    const res = await fetch(`${sandbox.url}/api/v1/payments/card`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: token },
+      body: JSON.stringify(body),
+    });
+    parents.push(((await res.json()) as { transactionId: string }).transactionId);
+  }
+
+  let run = 0;
+  const payments = (d: number) => {
+    const prefix = `pay-${++run}-`;
+    return post("/api/v1/payments/card", (i) => paymentBody(`${prefix}${i}`, receiver.url), d);
+  };
+  const refunds = (d: number) => {
+    const prefix = `rf-${++run}-`;
+    return post(
+      "/v1/refunds/card",
+      (i) =>
+        JSON.stringify({
+          requestId: `${prefix}${i}`,
+          mid: "sandbox-mid-001",
+          transactionId: parents[i % PARENTS],
+          amount: "0.01",
+          reason: "bench",
+          callbackUrl: receiver.url,
+        }),
+      d,
+    );
+  };
+  const payouts = (d: number) => {
+    const prefix = `po-${++run}-`;
+    return post(
+      "/v1/payouts/card",
+      (i) =>
+        JSON.stringify({
+          requestId: `${prefix}${i}`,
+          mid: "sandbox-mid-001",
+          userEmail: "bench@example.com",
+          amount: "20.50",
+          card: { number: "4111111111111111", cardHolder: "Bench Mark", expMonth: "12", expYear: "2099" },
+          callbackUrl: receiver.url,
+        }),
+      d,
+    );
+  };
+  const inserts = (d: number) =>
+    load({
+      url: floor.url,
+      method: "POST",
+      path: "/",
+      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
+      connections: CONNECTIONS,
+      duration: d,
+    });
+
+  await inserts(WARMUP);
+  const f = await inserts(DURATION);
+  await payments(WARMUP);
+  const p = await payments(DURATION);
+  await refunds(WARMUP);
+  const r = await refunds(DURATION);
+  await payouts(WARMUP);
+  const o = await payouts(DURATION);
+  const line = (name: string, x: typeof p) =>
+    `${name}: ${x.rps} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${x.errors} errors, ${x.non2xx} non-2xx`;
+  console.log(`floor (bare hono + 1 INSERT): ${f.rps} req/s`);
+  console.log(line("card payments", p));
+  console.log(`${line("refunds", r)} (${r.rps >= p.rps ? "≥" : "<"} card payments: target ${r.rps >= p.rps ? "met" : "MISSED"})`);
+  console.log(
+    `${line("card payouts", o)} (${o.rps >= p.rps ? "≥" : "<"} card payments: target ${o.rps >= p.rps ? "met" : "MISSED"})`,
+  );
+  for (const [name, x] of [
+    ["refund", r],
+    ["card-payout", o],
+  ] as const) {
+    emit(name, {
+      rps: x.rps,
+      p50: x.p50,
+      p99: x.p99,
+      floorRps: f.rps,
+      paymentRps: p.rps,
+      errors: x.errors,
+      non2xx: x.non2xx,
+      pass: x.rps >= p.rps && x.errors === 0 && x.non2xx === 0,
+    });
+  }
+} finally {
+  await sandbox.stop();
+  await floor.stop();
+  receiver.stop();
+}
