@@ -12,6 +12,7 @@ import { GATEWAY_PREFIXES } from "./http/gateway.js";
 import { adminAuth, bearerAuth, requestContext } from "./http/middleware.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
+import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
@@ -31,6 +32,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerSubscriptions,
   registerThreeDs,
   registerTransactionsControl,
+  registerReports,
 ];
 
 export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
