@@ -1,10 +1,10 @@
-import ExcelJS from "exceljs";
+import type ExcelJS from "exceljs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REPORT_PAGE_ROWS } from "../../src/modules/reports/reports.service.js";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { cardPaymentBody, threeDsBody } from "./payments.body.js";
-import { csvRecords, csvRows, HEADERS, insertTx, report } from "./reports.support.js";
+import { csvRecords, csvRows, HEADERS, insertTx, report, workbook } from "./reports.support.js";
 
 let s: TestSandbox;
 let receiver: Receiver;
@@ -257,9 +257,3 @@ describe("CSV and XLS agree", () => {
     expect(sheet.getColumn(col("requestId")).width).toBeGreaterThanOrEqual(20);
   });
 });
-
-async function workbook(res: Awaited<ReturnType<typeof report>>): Promise<ExcelJS.Workbook> {
-  const book = new ExcelJS.Workbook();
-  await book.xlsx.load(res.body as Buffer);
-  return book;
-}

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { cardPaymentBody } from "./payments.body.js";
-import { csvRecords, insertTx, report } from "./reports.support.js";
+import { csvRecords, insertTx, report, workbook } from "./reports.support.js";
 
 const OTHER = { merchantKey: "other_key", merchantSecret: "other_secret", mid: "other-mid", merchantId: 4001, accountId: 4002 };
 
@@ -41,10 +41,7 @@ describe("the report holds the merchant's own rows only", () => {
     expect(await ids(creds, day)).toEqual([theirs.body.transactionId, "tx_their_refund", "tx_their_payout"]);
 
     const xls = await report(s, { ...day, format: "XLS" });
-    const ExcelJS = (await import("exceljs")).default;
-    const book = new ExcelJS.Workbook();
-    await book.xlsx.load(xls.body as Buffer);
-    const sheet = book.worksheets[0];
+    const sheet = (await workbook(xls)).worksheets[0];
     expect(sheet?.rowCount).toBe(2);
     expect(sheet?.getRow(2).getCell(1).value).toBe(mine.body.transactionId);
   });

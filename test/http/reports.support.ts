@@ -3,6 +3,7 @@
  * written straight into the transactions table for the kinds the suites cannot create by API.
  */
 import { parse } from "csv-parse/sync";
+import ExcelJS from "exceljs";
 import type { Response } from "supertest";
 import { transactions } from "../../src/db/schema/index.js";
 import { BUILTIN, type TestSandbox } from "../helpers/harness.js";
@@ -85,4 +86,12 @@ export function insertTx(s: TestSandbox, over: Partial<Row> & { createdAt: numbe
     })
     .run();
   return id;
+}
+
+/** The XLS body opened by exceljs, the library that wrote it. */
+export async function workbook(res: Response): Promise<ExcelJS.Workbook> {
+  const book = new ExcelJS.Workbook();
+  // exceljs's typings predate Node's generic Buffer
+  await book.xlsx.load(res.body as Parameters<typeof book.xlsx.load>[0]);
+  return book;
 }
