@@ -130,6 +130,17 @@ const loadExcel = async (): Promise<ExcelJs> => {
   return excel;
 };
 
+const STYLES = new Map<string | undefined, { numFmt?: string }>();
+/** One style object per number format, shared by every cell that has it. */
+function styleOf(numFmt: string | undefined): { numFmt?: string } {
+  let style = STYLES.get(numFmt);
+  if (!style) {
+    style = numFmt ? { numFmt } : {};
+    STYLES.set(numFmt, style);
+  }
+  return style;
+}
+
 /** Resolves when `s` has drained its write queue, or is gone. */
 async function drained(s: Writable | undefined): Promise<void> {
   if (!s?.writableNeedDrain || s.destroyed) return;
@@ -163,10 +174,12 @@ function xlsxStream(pages: AsyncGenerator<ReportRow[]>): ReadableStream<Uint8Arr
       if (out.destroyed) return;
       for (const r of page) {
         const row = ws.addRow(COLUMNS.map((c) => c.cell(r)));
-        COLUMNS.forEach((c, i) => {
-          const fmt = c.cellFmt?.(r);
-          if (fmt) row.getCell(i + 1).numFmt = fmt;
-        });
+        // shared style objects: exceljs caches a style's id by object identity, and otherwise
+        // renders every cell's style to XML to find its id (most of a row's cost)
+        for (let i = 0; i < COLUMNS.length; i++) {
+          const c = COLUMNS[i] as Column;
+          row.getCell(i + 1).style = styleOf(c.cellFmt?.(r) ?? c.numFmt);
+        }
         row.commit();
       }
       const sheet = (ws as unknown as { stream?: { pipes?: Writable[] } }).stream;

@@ -22,7 +22,7 @@ import { type ReportCursor, type ReportDbRow, reportsRepo } from "./reports.repo
 import { parseReportDate, type ReportRequest } from "./reports.routes.js";
 
 /** Rows read per page: large enough that a page's fixed cost vanishes, small enough to stay a few MB. */
-export const REPORT_PAGE_ROWS = 2000;
+export const REPORT_PAGE_ROWS = 500;
 
 /** One report row, typed (amounts in minor units, times in ms); the formats turn it into text or cells. */
 export interface ReportRow {
