@@ -4,7 +4,8 @@
  * report of all of them as CSV and as XLS, each on a fresh server. Measures the time to the last
  * byte, the server's peak RSS growth while it streams (sampled from /proc every 20 ms, over the RSS
  * after a one-row report of the same format, so module loading is not counted), and the slowest
- * /_sandbox/health answer during the stream (other requests are served between pages).
+ * /_sandbox/health answer during the stream (other requests are served between pages), and the
+ * server's CPU seconds for it (from /proc: the figure that moves least when the machine is shared).
  *
  * Targets: CSV ≤ 10 s, XLS ≤ 40 s, peak RSS growth ≤ 100 MB for either.
  * Run alone with `npx tsx bench/report.ts` (`--rows 100000` for a quicker look).
@@ -15,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/db/client.js";
 import { BUILTIN_MERCHANT } from "../src/modules/merchants/merchants.service.js";
-import { emit, startSandbox } from "./lib.js";
+import { emit, processCpuMs, startSandbox } from "./lib.js";
 
 const rowsArg = process.argv.indexOf("--rows");
 const ROWS = rowsArg >= 0 ? Number(process.argv[rowsArg + 1]) : 1_000_000;
@@ -137,10 +138,12 @@ async function measure(format: "CSV" | "XLS", dbPath: string): Promise<boolean> 
       peak = Math.max(peak, rssMb(server.pid));
     }, 20);
     const probe = healthProbe(server.url);
+    const cpu0 = processCpuMs(server.pid) ?? 0;
     const last = new Date(START + (ROWS - 1) * SPACING_MS).toISOString().slice(0, 10);
     const d = await download(server.url, { dateFrom: one, dateTo: last, format });
     clearInterval(sampler);
     peak = Math.max(peak, rssMb(server.pid));
+    const cpuSeconds = ((processCpuMs(server.pid) ?? 0) - cpu0) / 1000;
     const health = await probe.end();
 
     const complete =
@@ -153,13 +156,14 @@ async function measure(format: "CSV" | "XLS", dbPath: string): Promise<boolean> 
     const pass = complete && d.seconds <= target.seconds && growth <= target.rssMb;
     console.log(
       `${ROWS} rows as ${format}: ${d.seconds.toFixed(2)} s to the last byte (${Math.round(ROWS / d.seconds)} rows/s), ` +
-        `${(d.bytes / 1e6).toFixed(1)} MB, server RSS ${Math.round(baseline)} → peak ${Math.round(peak)} MB (+${growth} MB), ` +
+        `server CPU ${cpuSeconds.toFixed(1)} s, ${(d.bytes / 1e6).toFixed(1)} MB, server RSS ${Math.round(baseline)} → peak ${Math.round(peak)} MB (+${growth} MB), ` +
         `slowest health answer during it ${health.slowestMs} ms of ${health.probes}` +
         `${complete ? "" : " INCOMPLETE"}; target ≤ ${target.seconds} s, ≤ +${target.rssMb} MB: ${pass ? "met" : "MISSED"}`,
     );
     emit(`report-${format.toLowerCase()}`, {
       rows: ROWS,
       seconds: Number(d.seconds.toFixed(2)),
+      cpuSeconds: Number(cpuSeconds.toFixed(1)),
       mb: Number((d.bytes / 1e6).toFixed(1)),
       baselineRssMb: Math.round(baseline),
       peakRssMb: Math.round(peak),

@@ -5,7 +5,6 @@
  * its CSV text and its cell; both formats read the same list, so they cannot drift apart.
  * Both pull one page at a time and wait while the client is slower than the database.
  */
-import { once } from "node:events";
 import { PassThrough, Readable, type Writable } from "node:stream";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { stringify } from "csv-stringify/sync";
@@ -141,10 +140,21 @@ function styleOf(numFmt: string | undefined): { numFmt?: string } {
   return style;
 }
 
-/** Resolves when `s` has drained its write queue, or is gone. */
+/**
+ * Resolves when `s` has drained its write queue, or is gone. Archiver's streams come from the
+ * readable-stream package (v3), which has no `writableNeedDrain`: its state says the same.
+ */
 async function drained(s: Writable | undefined): Promise<void> {
-  if (!s?.writableNeedDrain || s.destroyed) return;
-  await Promise.race([once(s, "drain"), once(s, "close")]).catch(() => undefined);
+  const needDrain =
+    s?.writableNeedDrain ?? (s as { _writableState?: { needDrain?: boolean } } | undefined)?._writableState?.needDrain;
+  if (!s || !needDrain || s.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      for (const event of ["drain", "close", "error"]) s.off(event, done);
+      resolve();
+    };
+    for (const event of ["drain", "close", "error"]) s.on(event, done);
+  });
 }
 
 /**
