@@ -1,3 +1,6 @@
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { cardPaymentBody } from "./payments.body.js";
@@ -61,5 +64,48 @@ describe("the report holds the merchant's own rows only", () => {
     expect(text).toContain("411111******1111");
     expect(text).not.toContain("4111111111111111");
     expect(text).not.toContain("737");
+  });
+});
+
+describe("a client gone mid-report", () => {
+  it("a client that hangs up after the first bytes leaves the server serving, for both formats", async () => {
+    const insert = s.ctx.db.$client.prepare(
+      `INSERT INTO transactions (id, merchant_key, kind, status, order_currency, order_amount, processed_currency,
+        processed_amount, conversion_rate, created_at, updated_at) VALUES (?, 'sandbox_merchant_key', 'card_payment',
+        'SUCCEED', 'USD', 100, 'USD', 100, '1', ?, ?)`,
+    );
+    s.ctx.db.$client.transaction(() => {
+      for (let i = 0; i < 20_000; i++) insert.run(`tx_many${String(i).padStart(6, "0")}`, T0, T0);
+    })();
+    const server = createServer(getRequestListener(s.app.fetch));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    const HEADERS = {
+      "content-type": "application/json",
+      "x-merchant-key": "sandbox_merchant_key",
+      "x-merchant-secret": "sandbox_merchant_secret",
+    };
+    try {
+      for (const format of ["CSV", "XLS"]) {
+        const got = await new Promise<number>((resolve, reject) => {
+          const req = request(
+            { port, host: "127.0.0.1", method: "POST", path: "/api/v1/report-generator/s2s", headers: HEADERS },
+            (res) => {
+              res.once("data", (chunk: Buffer) => {
+                req.destroy();
+                resolve(chunk.length);
+              });
+            },
+          );
+          req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
+          req.end(JSON.stringify({ dateFrom: "2026-01-15", dateTo: "2026-01-15", format }));
+        });
+        expect(got).toBeGreaterThan(0);
+        const after = await report(s, { dateFrom: "2026-01-14", dateTo: "2026-01-14", format });
+        expect(after.status).toBe(200);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
