@@ -14,6 +14,7 @@ import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
 import { registerPayouts } from "./modules/payouts/payouts.handlers.js";
 import { registerRefunds } from "./modules/refunds/refunds.handlers.js";
+import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
@@ -35,6 +36,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerPayouts,
   registerThreeDs,
   registerTransactionsControl,
+  registerReports,
 ];
 
 export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {

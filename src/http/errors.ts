@@ -9,8 +9,13 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { badRequest, SandboxError } from "../platform/errors.js";
 import type { AppEnv } from "./env.js";
+import { errorFieldFor } from "./gateway.js";
 
 export const errorBody = (message: string) => ({ errorMessage: message });
+
+/** The error body for this request's path: `{ errorMessage }`, or `{ error }` where the route wants it. */
+const errorBodyFor = (c: Context<AppEnv>, message: string) =>
+  errorFieldFor(c.req.path) === "error" ? { error: message } : errorBody(message);
 
 /** `billingDetails.email`, `order.items[0].name`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -66,13 +71,13 @@ async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
     const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    return c.json(errorBody(err.message), 400);
+    return c.json(errorBodyFor(c, err.message), 400);
   }
 };
 
 export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (err, c) => {
-    if (err instanceof SandboxError) return c.json(errorBody(err.message), err.status);
+    if (err instanceof SandboxError) return c.json(errorBodyFor(c, err.message), err.status);
     if (err instanceof HTTPException) {
       const status = err.status;
       const message =
@@ -83,12 +88,12 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
             : status === 415
               ? "Unsupported Media Type: send Content-Type: application/json"
               : err.message || "Request refused";
-      return c.json(errorBody(message), status);
+      return c.json(errorBodyFor(c, message), status);
     }
     logger.error({ err, path: c.req.path, requestId: c.get("requestId") }, "unhandled error");
-    return c.json(errorBody("Internal sandbox error"), 500);
+    return c.json(errorBodyFor(c, "Internal sandbox error"), 500);
   };
 }
 
 export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) =>
-  c.json(errorBody(`Not found: ${c.req.method} ${c.req.path}`), 404);
+  c.json(errorBodyFor(c, `Not found: ${c.req.method} ${c.req.path}`), 404);

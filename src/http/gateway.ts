@@ -10,6 +10,19 @@ export const GATEWAY_PREFIXES = ["/api/v1", "/v1"] as const;
 /** Paths under the prefixes that take no bearer token (auth itself, the report's own headers). */
 export const PUBLIC_GATEWAY_PATHS = new Set(["/auth", "/report-generator/s2s"]);
 
+/** Paths under the prefixes whose error body is `{ error }`, not `{ errorMessage }` (CONTRACT §3: the report). */
+const ERROR_FIELD_PATHS = new Set(["/report-generator/s2s"]);
+
+/**
+ * The error body's field for a request path: `error` on the report route (interface §4.14, §7),
+ * `errorMessage` everywhere else (CONTRACT §3). Every error of the route (body, 413, validation,
+ * credentials) takes it, because the error handler asks here.
+ */
+export function errorFieldFor(path: string): "error" | "errorMessage" {
+  const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(`${p}/`));
+  return prefix && ERROR_FIELD_PATHS.has(path.slice(prefix.length)) ? "error" : "errorMessage";
+}
+
 export function gatewayRoute<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, handler: RouteHandler<R, AppEnv>) {
   for (const prefix of GATEWAY_PREFIXES) {
     const aliased = { ...route, path: `${prefix}${route.path}`, hide: prefix !== "/api/v1" || route.hide } as R;

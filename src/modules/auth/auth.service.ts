@@ -46,10 +46,21 @@ export class AuthService {
     return this.key;
   }
 
+  /**
+   * The merchant whose key and secret these are, else 401 `Invalid merchant credentials`
+   * (interface §5 rule 4). Token issue and the report's header credentials share it.
+   */
+  verifyCredentials(merchantKey: string | undefined, merchantSecret: string | undefined): Merchant {
+    const m = merchantKey ? this.merchants.byKey(merchantKey) : undefined;
+    if (!m || merchantSecret === undefined || !safeEqual(m.merchantSecret, merchantSecret)) {
+      throw unauthorized("Invalid merchant credentials");
+    }
+    return m;
+  }
+
   /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
   async issue(merchantKey: string, merchantSecret: string): Promise<{ merchantKey: string; token: string }> {
-    const m = this.merchants.byKey(merchantKey);
-    if (!m || !safeEqual(m.merchantSecret, merchantSecret)) throw unauthorized("Invalid merchant credentials");
+    const m = this.verifyCredentials(merchantKey, merchantSecret);
     const iat = Math.floor(this.clock.nowMs() / 1000);
     const last = this.lastIssued.get(m.merchantKey);
     if (last?.iat === iat) return { merchantKey: m.merchantKey, token: last.token };

@@ -1,0 +1,35 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppContext } from "../../context.js";
+import type { AppEnv } from "../../http/env.js";
+import { gatewayRoute } from "../../http/gateway.js";
+import { reportRoute } from "./reports.routes.js";
+import { openReport } from "./reports.service.js";
+
+/**
+ * The transaction report (interface §4.14, §5 rule 4; CONTRACT §3), under /api/v1 and /v1.
+ * Credentials come in headers, checked before the body so wrong credentials are always a 401;
+ * every error of the route is `{ error }` (src/http/gateway.ts errorFieldFor).
+ */
+export function registerReports(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  const merchantHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+    c.set("merchant", ctx.auth.verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
+    await next();
+  };
+  for (const name of ["MerchantKey", "MerchantSecret"] as const) {
+    app.openAPIRegistry.registerComponent("securitySchemes", name, {
+      type: "apiKey",
+      in: "header",
+      name: name === "MerchantKey" ? "x-merchant-key" : "x-merchant-secret",
+      description: "The report's credentials (interface §5 rule 4): the merchant key and secret",
+    });
+  }
+  gatewayRoute(app, { ...reportRoute, middleware: [merchantHeaders] }, (c) => {
+    const report = openReport(ctx.db, c.get("merchant"), c.req.valid("json"));
+    return c.body(report.body, 200, {
+      "Content-Type": report.contentType,
+      "Content-Disposition": `attachment; filename="${report.filename}"`,
+      "Cache-Control": "no-store",
+    });
+  });
+}
