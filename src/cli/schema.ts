@@ -12,7 +12,6 @@ export function scenarioJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(scenarioSchema, { io: "input", unrepresentable: "any", target: "draft-07" });
   return {
     ...schema,
-    $id: "https://paysandbox.local/scenario.schema.json",
     title: "paysandbox scenario file",
     description: "merchants, fxRates, cards and rules to load; steps for `paysandbox run` (see the README)",
   };
