@@ -25,7 +25,7 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .configureHelp({ sortSubcommands: false });
 
   const start = program
-    .command("start", { isDefault: true })
+    .command("start")
     .description("serve the sandbox (the default command); every flag is also an environment variable, flags win")
     .exitOverride()
     .showHelpAfterError();
@@ -84,8 +84,11 @@ export async function runCli(
   exit: (code: number) => void = (c) => process.exit(c),
 ): Promise<void> {
   const program = buildProgram(deps, exit);
+  // `paysandbox` alone, or with flags only, is `paysandbox start` (as before the other commands came)
+  const first = argv[0];
+  const startByDefault = first === undefined || (first.startsWith("-") && !["-h", "--help", "-V", "--version"].includes(first));
   try {
-    await program.parseAsync(argv, { from: "user" });
+    await program.parseAsync(startByDefault ? ["start", ...argv] : argv, { from: "user" });
   } catch (err) {
     if (!(err instanceof CommanderError)) throw err;
     // --help and --version end with a CommanderError too, exit code 0
