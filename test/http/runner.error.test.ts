@@ -172,6 +172,16 @@ describe("paysandbox run: exit status and reports", () => {
     expect(xml).toContain('<skipped message="skipped after a failed step"/>');
   });
 
+  it("on a terminal, a live progress line shows the running step and is cleared before its result", async () => {
+    const file = scenarioFile({ name: "tty", steps: [{ name: "first", request: "GET /_sandbox/health" }, { advance: "P1D" }] });
+    const { code, out } = await runCli([file], {}, true);
+    expect(code).toBe(0);
+    expect(out).toContain("\r\x1b[K  … [1/2] first\r\x1b[K  pass  [0] first");
+    expect(out).toContain("\r\x1b[K  … [2/2] advance P1D\r\x1b[K  pass  [1] advance P1D");
+    const piped = await runCli([file]);
+    expect(piped.out).not.toContain("\x1b");
+  });
+
   it("--reporter json prints the whole run as one document", async () => {
     const file = scenarioFile({ name: "json", steps: [{ request: "GET /_sandbox/health", expect: { status: 418 } }] });
     const { code, out } = await runCli([file], { reporter: "json" });

@@ -1,12 +1,23 @@
 /** `paysandbox run` on a fresh in-process sandbox: every step kind passing (CONTRACT §6). */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { scenarioJsonSchema } from "../../src/cli/schema.js";
 import { hmacBase64 } from "../../src/platform/crypto.js";
 import { fillChecksums, resolveRefs } from "../../src/runner/refs.js";
 import { readForm } from "../../src/runner/run.js";
+import { ROOT } from "../helpers/server.js";
 import { CARDS } from "./payments.body.js";
 import { payment, runDoc, START, threeDsPayment } from "./runner.support.js";
 
 const QA = { merchantKey: "qa_key", merchantSecret: "qa_secret", mid: "qa-mid", merchantId: 5001, accountId: 6001 };
+
+describe("paysandbox schema", () => {
+  it("scenarios/scenario.schema.json is the JSON Schema generated from the zod schema (run `paysandbox schema` to refresh it)", () => {
+    const file = readFileSync(join(ROOT, "scenarios/scenario.schema.json"), "utf8");
+    expect(file).toBe(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+  });
+});
 
 describe("paysandbox run: steps that pass", () => {
   it("requests with auth, expect on status, body and headers, save and ${name.path} references", async () => {

@@ -33,8 +33,11 @@ export async function runDoc(doc: Record<string, unknown>): Promise<FileResult> 
 export async function runCli(
   files: string[],
   opts: Partial<Parameters<typeof runCommand>[1]> = {},
+  tty = false,
 ): Promise<{ code: number; out: string; err: string }> {
   let out = "";
+  const wasTty = process.stdout.isTTY;
+  process.stdout.isTTY = tty;
   let err = "";
   const o = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
     out += chunk.toString();
@@ -47,6 +50,7 @@ export async function runCli(
     const code = await runCommand(files, { reporter: "pretty", ...opts });
     return { code, out, err };
   } finally {
+    process.stdout.isTTY = wasTty;
     o.mockRestore();
     e.mockRestore();
   }
