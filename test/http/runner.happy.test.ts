@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { scenarioJsonSchema } from "../../src/cli/schema.js";
 import { hmacBase64 } from "../../src/platform/crypto.js";
+import { readForm } from "../../src/runner/form.js";
+import { loadScenarioFile } from "../../src/runner/load.js";
 import { fillChecksums, resolveRefs } from "../../src/runner/refs.js";
-import { readForm } from "../../src/runner/run.js";
+import { runFiles } from "../../src/runner/run.js";
 import { ROOT } from "../helpers/server.js";
 import { CARDS } from "./payments.body.js";
-import { payment, runDoc, START, threeDsPayment } from "./runner.support.js";
+import { payment, runDoc, START, scenarioFile, threeDsPayment } from "./runner.support.js";
 
 const QA = { merchantKey: "qa_key", merchantSecret: "qa_secret", mid: "qa-mid", merchantId: 5001, accountId: 6001 };
 
@@ -16,6 +18,19 @@ describe("paysandbox schema", () => {
   it("scenarios/scenario.schema.json is the JSON Schema generated from the zod schema (run `paysandbox schema` to refresh it)", () => {
     const file = readFileSync(join(ROOT, "scenarios/scenario.schema.json"), "utf8");
     expect(file).toBe(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+  });
+});
+
+describe("the README's example", () => {
+  it("checkout.yaml passes as shown", async () => {
+    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+    const at = readme.indexOf("A complete example, `checkout.yaml`:");
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme.slice(at))?.[1] ?? "";
+    const loaded = loadScenarioFile(scenarioFile(yaml, "yaml"));
+    if (!loaded.ok) throw new Error(loaded.message);
+    const [r] = await runFiles([loaded.loaded]);
+    expect(r?.steps.map((s) => [s.name, s.status, s.message])).toEqual(r?.steps.map((s) => [s.name, "passed", undefined]));
+    expect(r?.steps).toHaveLength(7);
   });
 });
 
