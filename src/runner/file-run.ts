@@ -77,8 +77,8 @@ function tokenExpiry(token: string): number {
 export class FileRun {
   private readonly saved = new Map<string, unknown>();
   private readonly tokens = new Map<string, { token: string; expMs: number }>();
-  /** Set by clock jumps: the next token use asks the target for its time first. */
-  private clockMoved = false;
+  /** The target's virtual time as last asked; undefined after a clock jump, so the next token use asks again. */
+  private knownNow: number | undefined;
   private readonly scope: RefScope;
 
   constructor(
@@ -100,12 +100,11 @@ export class FileRun {
 
   /** A bearer token for the merchant (POST /api/v1/auth), renewed once the virtual clock passes its expiry. */
   private async token(merchantKey: string, renew = false): Promise<string> {
-    let cached = this.tokens.get(merchantKey);
-    if (cached && !renew && this.clockMoved) {
-      this.clockMoved = false;
-      if ((await this.target.now()) >= cached.expMs - 60_000) cached = undefined;
+    const cached = this.tokens.get(merchantKey);
+    if (cached && !renew) {
+      this.knownNow ??= await this.target.now();
+      if (this.knownNow < cached.expMs - 60_000) return cached.token;
     }
-    if (cached && !renew) return cached.token;
     const secret = this.loaded.secrets.get(merchantKey) ?? "";
     const reply = await this.target.send("POST", "/api/v1/auth", {
       headers: { "content-type": "application/json" },
@@ -191,7 +190,7 @@ export class FileRun {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ by }),
     });
-    this.clockMoved = true;
+    this.knownNow = undefined;
     const body = parseJson(reply.text) as { now?: string };
     if (reply.status !== 200) {
       throw new StepFailure(`POST /_sandbox/clock/advance answered ${reply.status}`, { response: trimBody(reply.text) });
