@@ -19,7 +19,7 @@ export function totals(results: FileResult[]): Totals {
   const t: Totals = { passed: 0, failed: 0, skipped: 0, broken: 0 };
   for (const f of results) {
     if (f.error) t.broken++;
-    for (const s of f.steps) t[s.status]++;
+    else for (const s of f.steps) t[s.status]++;
   }
   return t;
 }

@@ -3,11 +3,21 @@
  * actual, exit 1 with a JUnit failure, and a missing or broken file → exit 2 naming the file and path.
  */
 import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { ROOT } from "../helpers/server.js";
 import { payment, runCli, runDoc, START, scenarioFile, threeDsPayment } from "./runner.support.js";
+
+/** A port nothing listens on (the OS picked it free a moment ago). */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
+    });
+  });
 
 const XSD = readFileSync(join(ROOT, "test/helpers/junit.xsd"), "utf8");
 
@@ -180,6 +190,22 @@ describe("paysandbox run: exit status and reports", () => {
     expect(out).toContain("\r\x1b[K  … [2/2] advance P1D\r\x1b[K  pass  [1] advance P1D");
     const piped = await runCli([file]);
     expect(piped.out).not.toContain("\x1b");
+  });
+
+  it("an unreachable --target fails each file (exit 1), reported as JUnit errors", async () => {
+    const file = scenarioFile({ name: "far", steps: [{ request: "GET /_sandbox/health" }, { advance: "P1D" }] });
+    const junit = join(scenarioFile("x: 1").replace(/[^/]+$/, ""), "far.xml");
+    const port = await freePort();
+    const { code, out } = await runCli([file], { target: `http://127.0.0.1:${port}`, junit });
+    expect(code).toBe(1);
+    expect(out).toContain(
+      `${file}: could not run: cannot reach http://127.0.0.1:${port}: ECONNREFUSED\n1 file(s) could not run\n`,
+    );
+    expect(out.trimEnd().split("\n").at(-1)).toBe("0 passed, 0 failed");
+    const xml = readFileSync(junit, "utf8");
+    await validJunit(xml);
+    expect(xml).toContain('errors="2"');
+    expect(xml).toContain(`<error message="cannot reach http://127.0.0.1:${port}: ECONNREFUSED" type="FileError">`);
   });
 
   it("--reporter json prints the whole run as one document", async () => {
