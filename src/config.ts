@@ -10,29 +10,66 @@ const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"
 
 /** Each setting: env var, flag, and its schema. The README's settings table mirrors this list. */
 export const SETTINGS = {
-  port: { env: "PORT", flag: "port", schema: z.coerce.number().int().min(0).max(65535).default(8080) },
-  host: { env: "HOST", flag: "host", schema: z.string().min(1).default("0.0.0.0") },
-  db: { env: "SANDBOX_DB", flag: "db", schema: z.string().min(1).default("./data/sandbox.db") },
-  scenarios: { env: "SANDBOX_SCENARIO", flag: "scenario", schema: z.array(z.string().min(1)).default([]) },
-  publicUrl: { env: "SANDBOX_PUBLIC_URL", flag: "public-url", schema: z.url({ protocol: /^https?$/ }).optional() },
-  timeScale: { env: "SANDBOX_TIME_SCALE", flag: "time-scale", schema: z.coerce.number().positive().max(1_000_000).default(1) },
+  port: {
+    env: "PORT",
+    flag: "port",
+    help: "listen port (0 = any free port, printed on start)",
+    schema: z.coerce.number().int().min(0).max(65535).default(8080),
+  },
+  host: { env: "HOST", flag: "host", help: "listen address", schema: z.string().min(1).default("0.0.0.0") },
+  db: { env: "SANDBOX_DB", flag: "db", help: "SQLite file, or :memory:", schema: z.string().min(1).default("./data/sandbox.db") },
+  scenarios: {
+    env: "SANDBOX_SCENARIO",
+    flag: "scenario",
+    help: "scenario file to load at start (repeatable)",
+    schema: z.array(z.string().min(1)).default([]),
+  },
+  publicUrl: {
+    env: "SANDBOX_PUBLIC_URL",
+    flag: "public-url",
+    help: "base of every URL the sandbox hands out (challenge, HPP)",
+    schema: z.url({ protocol: /^https?$/ }).optional(),
+  },
+  timeScale: {
+    env: "SANDBOX_TIME_SCALE",
+    flag: "time-scale",
+    help: "virtual seconds per real second",
+    schema: z.coerce.number().positive().max(1_000_000).default(1),
+  },
   startTime: {
     env: "SANDBOX_START_TIME",
     flag: "start-time",
+    help: "virtual time at first start (ISO 8601)",
     schema: z
       .string()
       .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
       .transform((s) => parseInstant(s) as number)
       .optional(),
   },
-  adminToken: { env: "SANDBOX_ADMIN_TOKEN", flag: "admin-token", schema: z.string().min(1).optional() },
-  logLevel: { env: "LOG_LEVEL", flag: "log-level", schema: z.enum(LOG_LEVELS).default("info") },
+  adminToken: {
+    env: "SANDBOX_ADMIN_TOKEN",
+    flag: "admin-token",
+    help: "when set, /_sandbox/* needs Authorization: Bearer <it>",
+    schema: z.string().min(1).optional(),
+  },
+  logLevel: {
+    env: "LOG_LEVEL",
+    flag: "log-level",
+    help: "pino level: fatal, error, warn, info, debug, trace, silent",
+    schema: z.enum(LOG_LEVELS).default("info"),
+  },
   tokenTtlDays: {
     env: "SANDBOX_TOKEN_TTL_DAYS",
     flag: "token-ttl-days",
+    help: "default lifetime of card tokens, in days",
     schema: z.coerce.number().int().min(1).max(36500).default(90),
   },
-  maxRetries: { env: "SANDBOX_MAX_RETRIES", flag: "max-retries", schema: z.coerce.number().int().min(1).max(100).default(3) },
+  maxRetries: {
+    env: "SANDBOX_MAX_RETRIES",
+    flag: "max-retries",
+    help: "consecutive failed subscription charges before a pause",
+    schema: z.coerce.number().int().min(1).max(100).default(3),
+  },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -54,6 +91,14 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   } catch (err) {
     throw new ConfigError((err as Error).message);
   }
+  return configFromFlags(flags, env);
+}
+
+/**
+ * The same from flags already split by a command-line parser (`paysandbox start`'s): keyed by flag
+ * name (`public-url`), strings, `scenario` a list. Throws ConfigError naming the first bad setting.
+ */
+export function configFromFlags(flags: Record<string, string | string[] | undefined>, env: NodeJS.ProcessEnv): Config {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS)) {
     const fromFlag = flags[s.flag];

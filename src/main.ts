@@ -1,11 +1,13 @@
 /**
  * `paysandbox start [flags]`: parse config → open db → build the app → start croner + serve.
+ * The command line itself (flags, `run`, `schema`) is src/cli.
  */
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Cron } from "croner";
 import { createApp } from "./app.js";
-import { ConfigError, parseConfig } from "./config.js";
+import { runCli } from "./cli/index.js";
+import type { Config } from "./config.js";
 import { createContext } from "./context.js";
 import { checkpointInBackground, openDb } from "./db/client.js";
 import { createLogger } from "./logger.js";
@@ -13,31 +15,15 @@ import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 
-const USAGE = `usage: paysandbox start [--port N] [--host H] [--db FILE|:memory:] [--scenario FILE ...]
-                       [--public-url URL] [--time-scale N] [--start-time ISO] [--admin-token T]
-                       [--log-level L] [--token-ttl-days N] [--max-retries N]`;
-
+/**
+ * The command line (src/cli): `start`, `run`, `schema`. dist/main.js and bin/paysandbox.js call this.
+ */
 export async function main(argv: string[]): Promise<void> {
-  const [command = "start", ...rest] = argv[0]?.startsWith("-") ? ["start", ...argv] : argv;
-  if (command === "help" || command === "--help") {
-    console.log(USAGE);
-    return;
-  }
-  if (command !== "start") {
-    console.error(`unknown command: ${command}\n${USAGE}`);
-    process.exit(2);
-  }
-  let config: ReturnType<typeof parseConfig>;
-  try {
-    config = parseConfig(rest, process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`paysandbox: ${err.message}`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  await runCli(argv, { start });
+}
 
+/** `paysandbox start`: serves the sandbox with a parsed config until SIGINT/SIGTERM (CONTRACT §1). */
+async function start(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = openDb(config.db);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);

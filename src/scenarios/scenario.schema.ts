@@ -1,12 +1,14 @@
 /**
  * The scenario file format (CONTRACT §6). `merchants`, `fxRates`, `cards`, `rules` are the
- * stable core; `steps` is accepted for `paysandbox run` and otherwise ignored; any other
+ * stable core; `steps` and `startTime` are for `paysandbox run` (steps.schema.ts) and otherwise ignored; any other
  * top-level key is an error so that a typo never loads silently.
  */
 import { z } from "zod";
 import { luhnValid } from "../platform/cards.js";
+import { parseInstant } from "../platform/clock.js";
 import { parseDuration } from "../platform/duration.js";
 import { CURRENCIES, DECLINE_CODES } from "../platform/fixtures.js";
+import { stepsSchema } from "./steps.schema.js";
 
 const currency = z.string().refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency");
 const declineCode = z
@@ -96,7 +98,12 @@ export const scenarioSchema = z
     fxRates: z.record(currency, z.number().positive()).default({}),
     cards: z.array(scenarioCardSchema).default([]),
     rules: z.array(scenarioRuleSchema).default([]),
-    steps: z.array(z.unknown()).optional(),
+    startTime: z
+      .string()
+      .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
+      .optional()
+      .describe("`paysandbox run`: the virtual time its fresh sandbox starts at (default: now)"),
+    steps: stepsSchema.optional(),
   })
   .strict();
 
@@ -104,11 +111,28 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioCard = z.output<typeof scenarioCardSchema>;
 export type ScenarioRule = z.output<typeof scenarioRuleSchema>;
 
+/**
+ * A zod issue path for a human: `merchants.0.mid` (dotted, as the API's messages are), or
+ * `steps[3].expect.status` (brackets, as `paysandbox run` reports a file's problems).
+ */
+export function formatPath(path: ReadonlyArray<PropertyKey>, style: "dotted" | "brackets" = "dotted"): string {
+  if (style === "dotted") return path.map(String).join(".");
+  return path
+    .map((p, i) =>
+      typeof p === "number"
+        ? `[${p}]`
+        : /^[A-Za-z_$][\w$]*$/.test(String(p))
+          ? `${i ? "." : ""}${String(p)}`
+          : `[${JSON.stringify(String(p))}]`,
+    )
+    .join("");
+}
+
 /** `merchants.0.mid: expected string` for each problem, for a human. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.ZodError, style: "dotted" | "brackets" = "dotted"): string {
   return error.issues
     .map((i) => {
-      const path = i.path.map(String).join(".") || "(root)";
+      const path = formatPath(i.path, style) || "(root)";
       if (i.code === "unrecognized_keys") return `${path === "(root)" ? "" : `${path}.`}${i.keys.join(", ")}: unknown key`;
       return `${path}: ${i.message}`;
     })

@@ -91,9 +91,10 @@ export class ScenarioService {
 export function parseDocument(text: string, source: string): unknown {
   try {
     if (source.endsWith(".json")) return JSON.parse(text);
-    // loaded on first use: most starts load no YAML, and cold start need not parse it
+    // loaded on first use: most starts load no YAML, and cold start need not parse it; `<<: *anchor`
+    // merge keys let a file write one request body and vary it
     const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
-    return yaml.parse(text);
+    return yaml.parse(text, { merge: true });
   } catch (err) {
     throw badRequest(`Invalid scenario (${source}): cannot parse: ${(err as Error).message.split("\n")[0]}`);
   }

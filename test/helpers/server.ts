@@ -74,7 +74,11 @@ export async function startServer(
 }
 
 /** Runs the CLI to completion (for start-up failures): exit code and output. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 10_000,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const proc = spawn(process.execPath, ["bin/paysandbox.js", ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let output = "";
@@ -84,7 +88,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     proc.stderr.on("data", (d: Buffer) => {
       output += d.toString();
     });
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+    const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
     proc.on("exit", (code) => {
       clearTimeout(timer);
       resolve({ code, output });

@@ -48,7 +48,7 @@ describe("scenario loading errors", () => {
   it("accepts steps and reloading a scenario by the same name replaces it", async () => {
     s = makeSandbox();
     expect(
-      (await s.http.post("/_sandbox/scenarios").send({ name: "a", merchants: [merchant], steps: [{ any: "thing" }] })).status,
+      (await s.http.post("/_sandbox/scenarios").send({ name: "a", merchants: [merchant], steps: [{ advance: "P1D" }] })).status,
     ).toBe(200);
     expect(
       (await s.http.post("/_sandbox/scenarios").send({ name: "a", merchants: [{ ...merchant, merchantSecret: "rotated" }] }))

@@ -1,0 +1,97 @@
+/**
+ * The `paysandbox` command line (CONTRACT §1, §6): `start` (the server; the default command),
+ * `run` (scenario steps for QA and CI), `schema` (the JSON Schema of scenario files), `--help` on
+ * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
+ * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
+ */
+import { Command, CommanderError, Option } from "commander";
+import pkg from "../../package.json" with { type: "json" };
+import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
+import { runCommand, USAGE_ERROR } from "./run.js";
+import { scenarioJsonSchema } from "./schema.js";
+
+export interface CliDeps {
+  /** `paysandbox start`: serves until a signal. */
+  start(config: Config): Promise<void>;
+}
+
+function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
+  const program = new Command("paysandbox")
+    .description("A local sandbox of the card and APM gateway")
+    .version(pkg.version, "-V, --version", "print the version")
+    .helpOption("-h, --help", "show help")
+    .showHelpAfterError()
+    .exitOverride()
+    .configureHelp({ sortSubcommands: false });
+
+  const start = program
+    .command("start")
+    .description("serve the sandbox (the default command); every flag is also an environment variable, flags win")
+    .exitOverride()
+    .showHelpAfterError();
+  for (const s of Object.values(SETTINGS)) {
+    const option = new Option(`--${s.flag} <${s.flag === "scenario" ? "file" : "value"}>`, `${s.help} [env ${s.env}]`);
+    if (s.flag === "scenario") option.argParser((v: string, prev: string[] | undefined) => [...(prev ?? []), v]);
+    start.addOption(option);
+  }
+  start.action(async (opts: Record<string, string | string[] | undefined>) => {
+    const flags = Object.fromEntries(
+      Object.values(SETTINGS).map((s) => [s.flag, opts[s.flag.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())]]),
+    );
+    let config: Config;
+    try {
+      config = configFromFlags(flags, process.env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      console.error(`paysandbox: ${err.message}`);
+      return exit(USAGE_ERROR);
+    }
+    await deps.start(config);
+  });
+
+  program
+    .command("run")
+    .description("run the steps of scenario files; exit 0 when all pass, 1 when any fails, 2 when a file is missing or invalid")
+    .argument("<files...>", "scenario files (.yaml, .yml, .json)")
+    .option("--target <url>", "run against this running sandbox instead of a fresh one per file")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .option("--junit <file>", "also write a JUnit XML report there")
+    .addOption(new Option("--reporter <name>", "what to print").choices(["pretty", "json"]).default("pretty"))
+    .exitOverride()
+    .showHelpAfterError()
+    .action(
+      async (files: string[], opts: { target?: string; adminToken?: string; junit?: string; reporter: "pretty" | "json" }) => {
+        exit(await runCommand(files, opts));
+      },
+    );
+
+  program
+    .command("schema")
+    .description("print the JSON Schema of scenario files (for editors: yaml-language-server, VS Code)")
+    .exitOverride()
+    .action(() => {
+      process.stdout.write(`${JSON.stringify(scenarioJsonSchema(), null, 2)}\n`);
+      exit(0);
+    });
+
+  return program;
+}
+
+/** Runs the command line; `exit` ends the process (tests pass their own). */
+export async function runCli(
+  argv: string[],
+  deps: CliDeps,
+  exit: (code: number) => void = (c) => process.exit(c),
+): Promise<void> {
+  const program = buildProgram(deps, exit);
+  // `paysandbox` alone, or with flags only, is `paysandbox start` (as before the other commands came)
+  const first = argv[0];
+  const startByDefault = first === undefined || (first.startsWith("-") && !["-h", "--help", "-V", "--version"].includes(first));
+  try {
+    await program.parseAsync(startByDefault ? ["start", ...argv] : argv, { from: "user" });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    // --help and --version end with a CommanderError too, exit code 0
+    exit(err.exitCode === 0 ? 0 : USAGE_ERROR);
+  }
+}

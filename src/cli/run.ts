@@ -1,0 +1,84 @@
+/**
+ * `paysandbox run FILE... [--target URL] [--admin-token T] [--junit OUT.xml] [--reporter pretty|json]`
+ * (CONTRACT §6): validates every file first (exit 2 naming the file and the path), runs them one
+ * after the other in this process, prints a line per step and `N passed, M failed`, exits 0 or 1.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { realNowMs, toIso } from "../platform/clock.js";
+import { type LoadedFile, loadScenarioFile } from "../runner/load.js";
+import { exitCodeOf, fileLine, jsonReport, junitReport, stepLines, summaryLines, totals } from "../runner/report.js";
+import { runFiles } from "../runner/run.js";
+
+/** Exit status of a command-line mistake (unknown flag, missing or invalid file): the same as a bad setting. */
+export const USAGE_ERROR = 2;
+
+export interface RunCommandOptions {
+  target?: string;
+  adminToken?: string;
+  junit?: string;
+  reporter: "pretty" | "json";
+}
+
+/** Returns the exit status: 0 all passed, 1 any failed, 2 a file missing or invalid. */
+export async function runCommand(files: string[], opts: RunCommandOptions): Promise<number> {
+  const loaded: LoadedFile[] = [];
+  const problems: string[] = [];
+  for (const file of files) {
+    const r = loadScenarioFile(file);
+    if (r.ok) loaded.push(r.loaded);
+    else problems.push(`paysandbox run: ${r.file}: ${r.message}`);
+  }
+  if (problems.length > 0) {
+    for (const p of problems) console.error(p);
+    return USAGE_ERROR;
+  }
+  if (opts.target !== undefined && !/^https?:\/\/[^/]+/.test(opts.target)) {
+    console.error(`paysandbox run: --target: expected an http(s) URL, got ${JSON.stringify(opts.target)}`);
+    return USAGE_ERROR;
+  }
+
+  const pretty = opts.reporter === "pretty";
+  const out = process.stdout;
+  const live = pretty && out.isTTY === true;
+  const label = opts.target ?? "fresh in-process sandbox";
+  let progress = false;
+  const clearProgress = () => {
+    if (progress) out.write("\r\x1b[K");
+    progress = false;
+  };
+  const startedAt = toIso(realNowMs());
+  const results = await runFiles(loaded, {
+    ...(opts.target !== undefined ? { target: opts.target } : {}),
+    ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
+    onFileStart: (f) => {
+      if (pretty) out.write(`${fileLine({ file: f.file, scenario: f.scenario.name }, label)}\n`);
+    },
+    onStepStart: (f, index, name) => {
+      if (!live) return;
+      const total = f.scenario.steps?.length ?? 0;
+      out.write(`\r\x1b[K  … [${index + 1}/${total}] ${name}`.slice(0, (out.columns || 80) + 4));
+      progress = true;
+    },
+    onStepEnd: (_f, r) => {
+      if (!pretty) return;
+      clearProgress();
+      out.write(`${stepLines(r).join("\n")}\n`);
+    },
+  });
+  clearProgress();
+  const t = totals(results);
+  if (pretty) {
+    for (const f of results) {
+      if (f.error) out.write(`${f.file}: could not run: ${f.error}\n`);
+    }
+    out.write(`${summaryLines(t).join("\n")}\n`);
+  } else {
+    out.write(`${jsonReport(results)}\n`);
+  }
+  if (opts.junit) {
+    mkdirSync(dirname(opts.junit), { recursive: true });
+    writeFileSync(opts.junit, junitReport(results, startedAt));
+  }
+  return exitCodeOf(t);
+}

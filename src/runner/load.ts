@@ -1,0 +1,62 @@
+/**
+ * Reads and validates the files given to `paysandbox run` before any runs (CONTRACT §6: exit 2
+ * when a file is missing or invalid, the message naming the file and the path in it).
+ */
+import { readFileSync } from "node:fs";
+import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
+import { SandboxError } from "../platform/errors.js";
+import { describeIssues, formatPath, type Scenario, scenarioSchema } from "../scenarios/scenario.schema.js";
+import { parseDocument } from "../scenarios/scenario.service.js";
+
+export interface LoadedFile {
+  file: string;
+  scenario: Scenario;
+  /** What the file's steps may act as: its merchants and the built-in one, by merchantKey. */
+  secrets: Map<string, string>;
+  /** The merchant a step without `as` acts as. */
+  defaultMerchant: string;
+  /** Whether the file uses `${callbackUrl}` (the run's receiver is opened only then). */
+  usesReceiver: boolean;
+}
+
+export type LoadResult = { ok: true; loaded: LoadedFile } | { ok: false; file: string; message: string };
+
+export function loadScenarioFile(file: string): LoadResult {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return { ok: false, file, message: code === "ENOENT" ? "no such file" : `cannot read: ${(err as Error).message}` };
+  }
+  let document: unknown;
+  try {
+    document = parseDocument(text, file);
+  } catch (err) {
+    const message = err instanceof SandboxError ? err.message.replace(/^Invalid scenario \([^)]*\): /, "") : String(err);
+    return { ok: false, file, message };
+  }
+  const parsed = scenarioSchema.safeParse(document);
+  if (!parsed.success) return { ok: false, file, message: describeIssues(parsed.error, "brackets") };
+  const scenario = parsed.data;
+  const secrets = new Map<string, string>([[BUILTIN_MERCHANT.merchantKey, BUILTIN_MERCHANT.merchantSecret]]);
+  for (const m of scenario.merchants) secrets.set(m.merchantKey, m.merchantSecret);
+  const problems: string[] = [];
+  (scenario.steps ?? []).forEach((step, i) => {
+    if (step.as !== undefined && !secrets.has(step.as)) {
+      const known = [...secrets.keys()].join(", ");
+      problems.push(`${formatPath(["steps", i, "as"], "brackets")}: not a merchant of this file nor the built-in one (${known})`);
+    }
+  });
+  if (problems.length > 0) return { ok: false, file, message: problems.join("; ") };
+  return {
+    ok: true,
+    loaded: {
+      file,
+      scenario,
+      secrets,
+      defaultMerchant: scenario.merchants[0]?.merchantKey ?? BUILTIN_MERCHANT.merchantKey,
+      usesReceiver: /\$\{callbackUrl\}/.test(text),
+    },
+  };
+}

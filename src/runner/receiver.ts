@@ -1,0 +1,47 @@
+/**
+ * `${callbackUrl}` (CONTRACT §6 steps): a webhook receiver the run opens on 127.0.0.1 when a file
+ * points its callbacks at it, answering 200 to every POST, so deliveries succeed for real and fast.
+ * Opened on first use and shared by the files of one command; no file needs it, no port is opened.
+ */
+import { createServer, type Server } from "node:http";
+
+export class Receiver {
+  private server: Server | undefined;
+  private url: string | undefined;
+  /** Deliveries received, for the curious (the journal is what steps check). */
+  received = 0;
+
+  async start(): Promise<string> {
+    if (this.url) return this.url;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        this.received++;
+        res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const addr = server.address();
+    this.url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}/webhooks`;
+    return this.url;
+  }
+
+  /** The URL, once started (steps resolve `${callbackUrl}` synchronously). */
+  current(): string {
+    if (!this.url) throw new Error("the webhook receiver is not started");
+    return this.url;
+  }
+
+  async close(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    this.server = undefined;
+    this.url = undefined;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}
