@@ -3,9 +3,10 @@
  * when a file is missing or invalid, the message naming the file and the path in it).
  */
 import { readFileSync } from "node:fs";
+import type { z } from "zod";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { SandboxError } from "../platform/errors.js";
-import { describeIssues, formatPath, type Scenario, scenarioSchema } from "../scenarios/scenario.schema.js";
+import { type Scenario, scenarioSchema } from "../scenarios/scenario.schema.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
 
 export interface LoadedFile {
@@ -17,6 +18,28 @@ export interface LoadedFile {
   defaultMerchant: string;
   /** Whether the file uses `${callbackUrl}` (the run's receiver is opened only then). */
   usesReceiver: boolean;
+}
+
+/** A zod issue path as a file's reader writes it: `steps[3].expect.status`, `headers["content-type"]`. */
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path
+    .map((p, i) => {
+      if (typeof p === "number") return `[${p}]`;
+      const key = String(p);
+      return /^[A-Za-z_$][\w$]*$/.test(key) ? `${i ? "." : ""}${key}` : `[${JSON.stringify(key)}]`;
+    })
+    .join("");
+}
+
+/** Every problem of a file, `path: message`, joined by "; " (as the loader's, with bracketed paths). */
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = formatPath(i.path);
+      if (i.code === "unrecognized_keys") return `${path ? `${path}.` : ""}${i.keys.join(", ")}: unknown key`;
+      return `${path || "(root)"}: ${i.message}`;
+    })
+    .join("; ");
 }
 
 export type LoadResult = { ok: true; loaded: LoadedFile } | { ok: false; file: string; message: string };
@@ -37,7 +60,7 @@ export function loadScenarioFile(file: string): LoadResult {
     return { ok: false, file, message };
   }
   const parsed = scenarioSchema.safeParse(document);
-  if (!parsed.success) return { ok: false, file, message: describeIssues(parsed.error, "brackets") };
+  if (!parsed.success) return { ok: false, file, message: describeIssues(parsed.error) };
   const scenario = parsed.data;
   const secrets = new Map<string, string>([[BUILTIN_MERCHANT.merchantKey, BUILTIN_MERCHANT.merchantSecret]]);
   for (const m of scenario.merchants) secrets.set(m.merchantKey, m.merchantSecret);
@@ -45,7 +68,7 @@ export function loadScenarioFile(file: string): LoadResult {
   (scenario.steps ?? []).forEach((step, i) => {
     if (step.as !== undefined && !secrets.has(step.as)) {
       const known = [...secrets.keys()].join(", ");
-      problems.push(`${formatPath(["steps", i, "as"], "brackets")}: not a merchant of this file nor the built-in one (${known})`);
+      problems.push(`${formatPath(["steps", i, "as"])}: not a merchant of this file nor the built-in one (${known})`);
     }
   });
   if (problems.length > 0) return { ok: false, file, message: problems.join("; ") };

@@ -111,28 +111,11 @@ export type Scenario = z.output<typeof scenarioSchema>;
 export type ScenarioCard = z.output<typeof scenarioCardSchema>;
 export type ScenarioRule = z.output<typeof scenarioRuleSchema>;
 
-/**
- * A zod issue path for a human: `merchants.0.mid` (dotted, as the API's messages are), or
- * `steps[3].expect.status` (brackets, as `paysandbox run` reports a file's problems).
- */
-export function formatPath(path: ReadonlyArray<PropertyKey>, style: "dotted" | "brackets" = "dotted"): string {
-  if (style === "dotted") return path.map(String).join(".");
-  return path
-    .map((p, i) =>
-      typeof p === "number"
-        ? `[${p}]`
-        : /^[A-Za-z_$][\w$]*$/.test(String(p))
-          ? `${i ? "." : ""}${String(p)}`
-          : `[${JSON.stringify(String(p))}]`,
-    )
-    .join("");
-}
-
 /** `merchants.0.mid: expected string` for each problem, for a human. */
-export function describeIssues(error: z.ZodError, style: "dotted" | "brackets" = "dotted"): string {
+export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((i) => {
-      const path = formatPath(i.path, style) || "(root)";
+      const path = i.path.map(String).join(".") || "(root)";
       if (i.code === "unrecognized_keys") return `${path === "(root)" ? "" : `${path}.`}${i.keys.join(", ")}: unknown key`;
       return `${path}: ${i.message}`;
     })
