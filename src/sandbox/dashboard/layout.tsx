@@ -38,6 +38,7 @@ main{max-width:84rem;margin:0 auto;padding:1rem 1.25rem 3rem}
 h1{font-size:1.35rem;margin:.6rem 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 h2{font-size:1.05rem;margin:1.4rem 0 .5rem}
 .panel{background:#fff;border:1px solid #dadee6;border-radius:.45rem;padding:.9rem 1rem;margin:0 0 1rem}
+.panel>h2:first-child,.panel>h3:first-child{margin-top:0}
 .flash{padding:.6rem .9rem;border-radius:.4rem;margin:0 0 1rem;border:1px solid}
 .flash.ok{background:#e8f6ec;border-color:#9bd3ab;color:#0f4d22}
 .flash.error{background:#fdeced;border-color:#f0a3a9;color:#7d1019}
@@ -78,7 +79,7 @@ ol.timeline time{display:block;font-size:.8rem;color:#4a5263;font-variant-numeri
 article.delivery{border:1px solid #dadee6;border-radius:.45rem;background:#fff;padding:.7rem .9rem;margin:0 0 .8rem}
 article.delivery header{display:flex;flex-wrap:wrap;gap:.4rem .8rem;align-items:center}
 article.delivery h3{font-size:.98rem;margin:0}
-article.delivery table{margin:.5rem 0;font-size:.85rem}
+article.delivery table{margin:.5rem 0;font-size:.85rem;width:auto;min-width:36rem}
 details summary{cursor:pointer;color:#0a4fc4;margin:.3rem 0}
 pre{background:#f6f7f9;border:1px solid #e1e4ea;border-radius:.3rem;padding:.55rem .7rem;overflow:auto;max-height:24rem;font-size:.8rem;margin:.3rem 0}
 .muted{color:#5b6375}.small{font-size:.85rem}
