@@ -167,7 +167,10 @@ describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
     expect(await page.locator("pre.headers").first().textContent()).toContain("X-Checksum:");
 
     const before = receiver.received.length;
-    await Promise.all([page.waitForURL(`${sandbox.url}/dashboard/transactions/${tx.ok}`), page.click("button:has-text('Replay')")]);
+    await Promise.all([
+      page.waitForURL(`${sandbox.url}/dashboard/transactions/${tx.ok}`),
+      page.click("button:has-text('Replay')"),
+    ]);
     expect(await flash()).toMatch(/replayed as wh_/);
     await receiver.waitFor(before + 1);
     const replayed = receiver.received[before]?.body as Record<string, unknown>;
@@ -196,7 +199,10 @@ describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
 
   it("links a CUSTOMER_VERIFICATION transaction to its 3DS challenge page", async () => {
     await page.goto(`${sandbox.url}/dashboard/transactions/${tx.threeDs}`);
-    await Promise.all([page.waitForURL(`${sandbox.url}/sandbox/3ds/${tx.threeDs}`), page.click("text=Open the 3DS challenge page")]);
+    await Promise.all([
+      page.waitForURL(`${sandbox.url}/sandbox/3ds/${tx.threeDs}`),
+      page.click("text=Open the 3DS challenge page"),
+    ]);
     expect(await page.locator('button[value="success"]').count()).toBe(1);
   });
 
@@ -204,7 +210,10 @@ describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
     await page.goto(`${sandbox.url}/dashboard/merchants`);
     const now = async () => Date.parse(`${await page.getAttribute("#clock-now", "datetime")}`);
     const t0 = await now();
-    await Promise.all([page.waitForURL(`${sandbox.url}/dashboard/merchants`), page.click("button[aria-label='Advance the clock by 1 day']")]);
+    await Promise.all([
+      page.waitForURL(`${sandbox.url}/dashboard/merchants`),
+      page.click("button[aria-label='Advance the clock by 1 day']"),
+    ]);
     expect(await flash()).toContain("Clock advanced by P1D");
     const t1 = await now();
     expect(t1 - t0).toBeGreaterThanOrEqual(86_400_000);
@@ -264,7 +273,10 @@ describe.skipIf(!hasChromium)("dashboard behind SANDBOX_ADMIN_TOKEN in headless 
     expect(cookie).toMatchObject({ name: "paysandbox_session", httpOnly: true, sameSite: "Strict" });
     expect(cookie?.value).not.toContain("s3cret-admin");
 
-    await Promise.all([page.waitForURL(`${sandbox.url}/dashboard/merchants`), page.click("button[aria-label='Advance the clock by 1 hour']")]);
+    await Promise.all([
+      page.waitForURL(`${sandbox.url}/dashboard/merchants`),
+      page.click("button[aria-label='Advance the clock by 1 hour']"),
+    ]);
     expect(await page.locator("#flash").textContent()).toContain("Clock advanced by PT1H");
 
     // the same form posted without the session cookie is refused
