@@ -196,7 +196,16 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
     } catch (err) {
       if (!(err instanceof SandboxError) || (err.status !== 400 && err.status !== 404)) throw err;
       const title = err.status === 404 ? "Not found" : "Bad request";
-      return sendPage(c, err.status, <MessagePage title={title} message={err.message} frame={f} />, t0);
+      return sendPage(
+        c,
+        err.status,
+        <MessagePage title={title} message={err.message} frame={f}>
+          <p>
+            <a href="/">All transactions</a>
+          </p>
+        </MessagePage>,
+        t0,
+      );
     }
   };
 

@@ -56,6 +56,8 @@ th,td{padding:.38rem .6rem;border-bottom:1px solid #e6e9ef;text-align:left;verti
 thead th{background:#eef1f6;font-size:.8rem;text-transform:uppercase;letter-spacing:.03em;color:#3c4454;white-space:nowrap}
 tbody tr:hover{background:#f7f9fc}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.mono{white-space:nowrap}
+.scenario table{margin-bottom:.8rem}
 td.time{white-space:nowrap;font-variant-numeric:tabular-nums;color:#3c4454}
 .empty{color:#5b6375;padding:1rem;text-align:center}
 .badge{display:inline-block;padding:.05rem .45rem;border-radius:1rem;font-size:.75rem;font-weight:600;letter-spacing:.02em;border:1px solid;white-space:nowrap}
