@@ -3,6 +3,7 @@
  * action whose service refuses (a 4xx) answers 303 back with the message as an error flash.
  * Nothing changes, and nothing is ever a 500.
  */
+import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { cookiesOf, flashOf, ORIGIN, pay } from "./dashboard.support.js";
@@ -107,5 +108,52 @@ describe("actions a service refuses come back as an error flash, and change noth
     const res = await s.http.get("/").set("cookie", "paysandbox_flash=%%%not-base64");
     expect(res.status).toBe(200);
     expect(flashOf(res.text)).toBeUndefined();
+  });
+});
+
+describe("no input makes the dashboard answer 5xx", () => {
+  const text = fc.oneof(fc.string(), fc.constantFrom("", "P1D", "SUCCEED", "FAILED", "5", "/", "//x", "1.1", "%", "<script>"));
+
+  it("random query values on every page → 200, 303, 400 or 404", async () => {
+    s = makeSandbox();
+    await pay(s);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          "/",
+          "/dashboard/subscriptions",
+          "/dashboard/merchants",
+          "/dashboard/transactions/tx_000001",
+          "/dashboard/login",
+        ),
+        fc.dictionary(fc.constantFrom("merchant", "kind", "status", "subscription", "before", "after", "limit", "next"), text),
+        async (path, query) => {
+          const res = await s.http.get(path).query(query);
+          expect([200, 303, 400, 404]).toContain(res.status);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("random form fields on every action → 303 with a flash, and never a 5xx", async () => {
+    s = makeSandbox();
+    const id = await pay(s, { callbackUrl: "http://127.0.0.1:9/cb" });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(
+          "/dashboard/clock/advance",
+          "/dashboard/webhooks/wh_000001/replay",
+          `/dashboard/transactions/${id}/complete`,
+        ),
+        fc.dictionary(fc.constantFrom("by", "status", "declineCode", "back", "token", "next"), text),
+        async (path, fields) => {
+          const res = await s.http.post(path).set("origin", ORIGIN).type("form").send(fields);
+          expect(res.status).toBe(303);
+          expect(String(res.headers["set-cookie"])).toMatch(/^paysandbox_flash=/);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
