@@ -111,13 +111,28 @@ async function whenReady(
  * SQLite file (or `dbPath`), LOG_LEVEL=warn (no per-request log line), and waits for /_sandbox/health.
  */
 export async function startSandbox(
-  opts: { env?: Record<string, string>; args?: string[]; /** an existing (seeded) SQLite file instead of a fresh one */ dbPath?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    args?: string[];
+    /** An existing (seeded) SQLite file instead of a fresh one. */
+    dbPath?: string;
+  } = {},
 ): Promise<Running> {
   if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
   const dir = tempDir();
   const port = await freePort();
   const { proc, output, kill } = spawnNode(
-    [MAIN, "start", "--port", String(port), "--host", "127.0.0.1", "--db", opts.dbPath ?? join(dir, "sandbox.db"), ...(opts.args ?? [])],
+    [
+      MAIN,
+      "start",
+      "--port",
+      String(port),
+      "--host",
+      "127.0.0.1",
+      "--db",
+      opts.dbPath ?? join(dir, "sandbox.db"),
+      ...(opts.args ?? []),
+    ],
     { LOG_LEVEL: "warn", ...opts.env },
   );
   const url = `http://127.0.0.1:${port}`;
