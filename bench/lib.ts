@@ -108,10 +108,16 @@ async function whenReady(
 
 /**
  * Starts the built server the README way (`node dist/main.js start`) on a free port with a fresh
- * SQLite file (or `db`, a file the caller made and removes), LOG_LEVEL=warn (no per-request log
- * line), and waits for /_sandbox/health.
+ * SQLite file (or `dbPath`), LOG_LEVEL=warn (no per-request log line), and waits for /_sandbox/health.
  */
-export async function startSandbox(opts: { env?: Record<string, string>; args?: string[]; db?: string } = {}): Promise<Running> {
+export async function startSandbox(
+  opts: {
+    env?: Record<string, string>;
+    args?: string[];
+    /** An existing (seeded) SQLite file instead of a fresh one. */
+    dbPath?: string;
+  } = {},
+): Promise<Running> {
   if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
   const dir = tempDir();
   const port = await freePort();
@@ -124,7 +130,7 @@ export async function startSandbox(opts: { env?: Record<string, string>; args?: 
       "--host",
       "127.0.0.1",
       "--db",
-      opts.db ?? join(dir, "sandbox.db"),
+      opts.dbPath ?? join(dir, "sandbox.db"),
       ...(opts.args ?? []),
     ],
     { LOG_LEVEL: "warn", ...opts.env },

@@ -127,7 +127,7 @@ function healthProbe(url: string) {
 }
 
 async function measure(format: "CSV" | "XLS", dbPath: string): Promise<boolean> {
-  const server = await startSandbox({ db: dbPath });
+  const server = await startSandbox({ dbPath });
   try {
     // warm-up: a one-row report of the same format loads its modules (exceljs) before the baseline
     const one = new Date(START).toISOString().slice(0, 10);

@@ -4,6 +4,8 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
+import type { Context } from "hono";
+import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
 import { readBody } from "./http/body.js";
 import type { AppEnv } from "./http/env.js";
@@ -17,6 +19,7 @@ import { registerRefunds } from "./modules/refunds/refunds.handlers.js";
 import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
+import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -37,7 +40,15 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerThreeDs,
   registerTransactionsControl,
   registerReports,
+  registerDashboard,
 ];
+
+/** What `GET /` answers a client that asks for JSON (browsers get the dashboard, CONTRACT §7). */
+const INDEX = { name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" };
+
+/** Only a client that prefers JSON to HTML gets JSON; a browser, an Accept of any type or none at all gets the dashboard. */
+const wantsJson = (c: Context) =>
+  accepts(c, { header: "Accept", supports: ["text/html", "application/json"], default: "text/html" }) === "application/json";
 
 export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -53,6 +64,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   const bearer = bearerAuth(ctx.auth);
   for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, bearer);
 
+  app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
@@ -77,7 +89,6 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
     security: [{ BearerAuth: [] }],
   });
   app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "paysandbox API" }));
-  app.get("/", (c) => c.json({ name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" }));
 
   app.notFound(notFoundHandler);
   app.onError(errorHandler(ctx.logger));
