@@ -4,22 +4,11 @@
  * top-level key is an error so that a typo never loads silently.
  */
 import { z } from "zod";
+import { luhnValid } from "../platform/card-number.js";
 import { parseDuration } from "../platform/duration.js";
 import { CURRENCIES, DECLINE_CODES } from "../platform/fixtures.js";
 
-export const luhnValid = (number: string): boolean => {
-  if (!/^\d{12,19}$/.test(number)) return false;
-  let sum = 0;
-  for (let i = 0; i < number.length; i++) {
-    let d = number.charCodeAt(number.length - 1 - i) - 48;
-    if (i % 2 === 1) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return sum % 10 === 0;
-};
+export { luhnValid } from "../platform/card-number.js";
 
 const currency = z.string().refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency");
 const declineCode = z
