@@ -3,7 +3,6 @@
  * no listeners), so tests build one per case on `:memory:`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { AppContext } from "./context.js";
 import { readBody } from "./http/body.js";
 import type { AppEnv } from "./http/env.js";
@@ -14,6 +13,7 @@ import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
+import { registerDocs } from "./sandbox/docs.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -70,7 +70,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
     },
     security: [{ BearerAuth: [] }],
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "paysandbox API" }));
+  registerDocs(app);
   app.get("/", (c) => c.json({ name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" }));
 
   app.notFound(notFoundHandler);
