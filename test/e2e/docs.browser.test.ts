@@ -45,7 +45,7 @@ describe.skipIf(!hasChromium)("/docs offline in headless Chromium", () => {
     expect(html).not.toMatch(/cdn\.jsdelivr|unpkg/);
     // operations and groups of /openapi.json, rendered by the script
     await page.getByText("Exchange merchant credentials for a bearer token").first().waitFor({ timeout: 30_000 });
-    const text = await page.locator("body").innerText();
+    const text = (await page.locator("body").textContent()) ?? "";
     expect(text).toContain("Card payments");
     expect(text).toContain("Sandbox control plane");
     expect(blocked.filter((u) => /jsdelivr|unpkg|scalar\.com/.test(u))).toEqual([]);
