@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT, startServer, tempDbPath } from "../helpers/server.js";
 
 /** The ```sh blocks that run, in order. */
-export function runnableBlocks(markdown: string): string[] {
+function runnableBlocks(markdown: string): string[] {
   const blocks: string[] = [];
   const fence = /^```sh([^\n]*)\n([\s\S]*?)^```$/gm;
   for (const m of markdown.matchAll(fence)) {
