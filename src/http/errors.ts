@@ -62,8 +62,17 @@ const withHint = (p: FieldProblem): FieldProblem => {
   return hint ? { field: p.field, message: hint } : p;
 };
 
+/** What a value is, for a reason. A number is shown only when short: a card number sent as a JSON number is never echoed (nor logged). */
 const typeName = (v: unknown) =>
-  v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "number" ? `the number ${v}` : `a ${typeof v}`;
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "an array"
+      : typeof v === "number"
+        ? Math.abs(v) < 1e9
+          ? `the number ${v}`
+          : "a number"
+        : `a ${typeof v}`;
 
 /** The reason of one zod issue, for a person. */
 function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): string {
@@ -190,7 +199,7 @@ async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
     const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    c.set("errorMessage", err.message);
+    c.set("errorMessage", withReason(err.message, err.problems));
     return c.json(badRequestBody(err.message, err.problems), 400);
   }
 };
@@ -202,7 +211,9 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
       if (err.status !== 400) return c.json(errorBody(err.message), err.status);
       const first = (err.problems.length > 0 ? err.problems : problemOfMessage(err.message)).map(withHint);
       const raw = c.req.method === "GET" ? undefined : await rawInput(c, "json");
-      return c.json(badRequestBody(err.message, mergeProblems(first, bodyProblems(raw))), 400);
+      const problems = mergeProblems(first, bodyProblems(raw));
+      c.set("errorMessage", withReason(err.message, problems));
+      return c.json(badRequestBody(err.message, problems), 400);
     }
     if (err instanceof HTTPException) {
       const status = err.status;
@@ -221,6 +232,17 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
     c.set("errorMessage", "Internal sandbox error");
     return c.json(errorBody("Internal sandbox error"), 500);
   };
+}
+
+/**
+ * The log line's text of a 400: errorMessage with the first problem's reason, and how many more.
+ * Reasons name fields and expectations, never a value long enough to be a card number (typeName).
+ */
+function withReason(message: string, problems: readonly FieldProblem[]): string {
+  const first = problems[0];
+  if (!first || first.message === message) return message;
+  const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : "";
+  return `${message}: ${first.message}${more}`;
 }
 
 /** A service's 400 without problems: its field from the interface's message shapes. */

@@ -86,8 +86,8 @@ describe("control plane for people", () => {
       const http = supertest(getRequestListener(createApp(ctx).fetch));
       await http.post("/api/v1/auth").send({ merchantKey: "sandbox_merchant_key", merchantSecret: 4111111111111111 });
       const line = JSON.parse(lines.find((l) => l.includes('"status":400')) ?? "{}");
-      expect(line.errorMessage).toBe("Invalid field: merchantSecret");
-      expect(line.msg).toBe(`POST /api/v1/auth 400 ${line.ms}ms: Invalid field: merchantSecret`);
+      expect(line.errorMessage).toBe("Invalid field: merchantSecret: expected a string, got a number");
+      expect(line.msg).toBe(`POST /api/v1/auth 400 ${line.ms}ms: Invalid field: merchantSecret: expected a string, got a number`);
       expect(lines.join("")).not.toContain("4111111111111111");
     } finally {
       await ctx.webhooks.close();
