@@ -8,13 +8,52 @@
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario).
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites.
 //
-// The build goes to a fresh temp folder beside dist/ and is swapped in with renames, so a server
-// already running from dist/ never sees it half-written or deleted (its files stay open, and a
-// lazily loaded one is either the old or the new build, never missing for long).
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// The build goes to a fresh temp folder beside dist/ and is moved in with renames (swapInto), so
+// dist/ is never deleted and a server running from it, or starting, never sees a half-written file.
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { build } from "esbuild";
+
+/**
+ * Moves every entry of `from` into `to` by rename: a file replaces its old version atomically, a
+ * folder is swapped with two renames; entries the new build no longer has are removed last.
+ * `to` itself is never deleted, so `node dist/main.js` started at any moment finds a whole build.
+ */
+function swapInto(from, to) {
+  if (!existsSync(to)) {
+    renameSync(from, to);
+    mkdirSync(from);
+    return;
+  }
+  const fresh = new Set(readdirSync(from));
+  for (const name of fresh) {
+    const src = join(from, name);
+    const dst = join(to, name);
+    if (statSync(src).isDirectory() && existsSync(dst)) {
+      const old = `${src}.old`;
+      renameSync(dst, old);
+      renameSync(src, dst);
+      rmSync(old, { recursive: true, force: true });
+    } else {
+      if (existsSync(dst) && statSync(dst).isDirectory()) rmSync(dst, { recursive: true, force: true });
+      renameSync(src, dst); // over an existing file: an atomic replace
+    }
+  }
+  for (const name of readdirSync(to)) if (!fresh.has(name)) rmSync(join(to, name), { recursive: true, force: true });
+}
 
 const out = mkdtempSync("dist-build-");
 try {
@@ -56,10 +95,8 @@ const { main } = await import("./server.js");
 await main(process.argv.slice(2));
 `,
   );
-  const old = `${out}-old`;
-  if (existsSync("dist")) renameSync("dist", old);
-  renameSync(out, "dist");
-  rmSync(old, { recursive: true, force: true });
+  swapInto(out, "dist");
+  rmSync(out, { recursive: true, force: true });
 } catch (err) {
   rmSync(out, { recursive: true, force: true });
   throw err;
