@@ -3,7 +3,6 @@
  * no listeners), so tests build one per case on `:memory:`.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import type { Context } from "hono";
 import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
@@ -20,6 +19,7 @@ import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
+import { registerDocs } from "./sandbox/docs.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -88,7 +88,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
     },
     security: [{ BearerAuth: [] }],
   });
-  app.get("/docs", Scalar({ url: "/openapi.json", pageTitle: "paysandbox API" }));
+  registerDocs(app);
 
   app.notFound(notFoundHandler);
   app.onError(errorHandler(ctx.logger));

@@ -29,6 +29,14 @@ async function start(config: Config): Promise<void> {
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
   const persisted = new ClockStore(db, clock).load();
   if (persisted !== undefined) clock.resetTo(persisted);
+  // A reused database keeps its own clock (CONTRACT §1): say so when --start-time asks for another.
+  if (persisted !== undefined && config.startTime !== undefined && persisted !== config.startTime) {
+    logger.warn(
+      { persisted: toIso(persisted), startTime: toIso(config.startTime) },
+      `--start-time ${toIso(config.startTime)} ignored: ${config.db} continues its persisted clock at ${toIso(persisted)}. ` +
+        `To start over at that time: curl -X POST <url>/_sandbox/reset -H 'Content-Type: application/json' -d '{"startTime":"${toIso(config.startTime)}"}' (or use a new --db)`,
+    );
+  }
 
   let boundPort = config.port;
   const ctx = createContext({

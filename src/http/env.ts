@@ -5,5 +5,7 @@ export type AppEnv = {
   Variables: {
     merchant: Merchant;
     requestId: string;
+    /** The errorMessage of a 4xx/5xx answer, for the request's log line. */
+    errorMessage: string;
   };
 };

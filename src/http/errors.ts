@@ -1,21 +1,143 @@
 /**
  * One envelope for every error (CONTRACT §3): `{ errorMessage }` with the status of the
- * error's code. Three tiers (Unkey's onError): ours, Hono's HTTPException, unknown → 500 + log.
+ * error's code, and on a 400 `errors: [{field, message}]`: every problem found in the body, each
+ * with its reason (`errorMessage` stays the first one, in the interface's shapes, exactly as
+ * before). Three tiers (Unkey's onError): ours, Hono's HTTPException, unknown → 500 + log.
+ *
+ * The reasons come from one place: zod issue codes, plus hints by field name (FIELD_HINTS) for
+ * the checks zod only knows as a refine or a pattern; service checks (amount precision, Luhn,
+ * expiry) carry their own reason on the SandboxError they throw; and a body that fails on one
+ * field is also checked for the service-level problems of the others (bodyProblems), so one
+ * answer lists them all.
  */
 import type { Hook } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { badRequest, SandboxError } from "../platform/errors.js";
+import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
+import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
+import { AMOUNT_REASON, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
 
 export const errorBody = (message: string) => ({ errorMessage: message });
 
-/** The error body for this request's path: `{ errorMessage }`, or `{ error }` where the route wants it. */
-const errorBodyFor = (c: Context<AppEnv>, message: string) =>
-  errorFieldFor(c.req.path) === "error" ? { error: message } : errorBody(message);
+/** The report route answers `{ error }` for every failure (CONTRACT §3); every other route the envelope below. */
+const wantsErrorField = (c: Context<AppEnv>) => errorFieldFor(c.req.path) === "error";
+/** What a 400 answers: the interface's message and every problem with its reason. */
+const badRequestBody = (message: string, problems: readonly FieldProblem[]) => ({
+  errorMessage: message,
+  errors: problems.length > 0 ? problems : [{ field: "body", message }],
+});
+
+/**
+ * Reasons for the checks zod knows only as a pattern or a refine, by the field's last name.
+ * A person reads these in `errors[]`: what the value must look like, with an example.
+ */
+const FIELD_HINTS: Record<string, string> = {
+  amount: AMOUNT_REASON,
+  currency: CURRENCY_REASON,
+  country: 'expected an ISO 3166-1 alpha-2 country code such as "US"',
+  dateOfBirth: 'expected a calendar date written YYYY-MM-DD, e.g. "1990-01-31"',
+  startDate: 'expected a calendar date written YYYY-MM-DD, e.g. "2026-02-01"',
+  ip: 'expected an IPv4 or IPv6 address such as "203.0.113.7"',
+  email: 'expected an email address such as "jane@example.com"',
+  number: CARD_NUMBER_REASON,
+  expMonth: 'expected the month as two digits, "01" to "12"',
+  expYear: 'expected a four-digit year such as "2030"',
+  cvv: "expected 3 or 4 digits",
+  lang: 'expected a language code such as "en"',
+  callbackUrl: "expected an absolute http(s) URL",
+  successRedirectUrl: "expected an absolute http(s) URL",
+  failureRedirectUrl: "expected an absolute http(s) URL",
+  requestId: "expected a non-empty string of at most 255 characters",
+  declineCode: "expected a known decline code, e.g. 2 (rejected by the issuer) or 5 (insufficient funds)",
+  mid: "expected the mid of the authenticated merchant",
+  merchantId: "expected the merchantId of the authenticated merchant",
+  accountId: "expected the accountId of the authenticated merchant",
+};
+
+/** A service's bare `invalid value` made specific where the field's name says what it wants. */
+const withHint = (p: FieldProblem): FieldProblem => {
+  if (p.message !== "invalid value") return p;
+  const hint = FIELD_HINTS[p.field.slice(p.field.lastIndexOf(".") + 1)];
+  return hint ? { field: p.field, message: hint } : p;
+};
+
+/** What a value is, for a reason. A number is shown only when short: a card number sent as a JSON number is never echoed (nor logged). */
+const typeName = (v: unknown) =>
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "an array"
+      : typeof v === "number"
+        ? Math.abs(v) < 1e9
+          ? `the number ${v}`
+          : "a number"
+        : `a ${typeof v}`;
+
+/** The reason of one zod issue, for a person. */
+function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): string {
+  if (missing) return "required";
+  const last = issue.path[issue.path.length - 1];
+  const hint = typeof last === "string" ? FIELD_HINTS[last] : undefined;
+  switch (issue.code) {
+    case "invalid_type":
+      if (hint) return `${hint} (got ${typeName(value)})`;
+      return `expected ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${typeName(value)}`;
+    case "invalid_value":
+      return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
+    case "too_small":
+      if (issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
+      return `must be at least ${String(issue.minimum)}${issue.origin === "string" ? " characters" : ""}`;
+    case "too_big":
+      return hint ?? `must be at most ${String(issue.maximum)}${issue.origin === "string" ? " characters" : ""}`;
+    case "unrecognized_keys":
+      return "unknown field";
+    case "invalid_format":
+      return hint ?? `invalid format (${issue.format})`;
+    default:
+      return hint ?? (issue.message && !/^Invalid input$/.test(issue.message) ? issue.message : "invalid value");
+  }
+}
+
+/**
+ * The problems zod does not see, in a raw body: a card number failing Luhn (under any `card`
+ * key) and an amount with more decimals than its currency has (any object with `amount` and
+ * `currency`), the two checks services run after validation. Only read when a 400 is answered.
+ */
+export function bodyProblems(raw: unknown): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  const walk = (v: unknown, path: PropertyKey[], depth: number) => {
+    if (v === null || typeof v !== "object" || depth > 6) return;
+    if (Array.isArray(v)) {
+      for (const [i, item] of v.slice(0, 50).entries()) walk(item, [...path, i], depth + 1);
+      return;
+    }
+    const o = v as Record<string, unknown>;
+    if (path[path.length - 1] === "card" && typeof o.number === "string" && !luhnValid(o.number)) {
+      out.push({ field: fieldPath([...path, "number"]), message: CARD_NUMBER_REASON });
+    }
+    if (typeof o.amount === "string" && typeof o.currency === "string" && isCurrency(o.currency)) {
+      try {
+        parseAmount(o.amount, o.currency);
+      } catch (err) {
+        const reason = err instanceof SandboxError ? err.problems[0]?.message : undefined;
+        if (reason) out.push({ field: fieldPath([...path, "amount"]), message: reason });
+      }
+    }
+    for (const [k, child] of Object.entries(o)) walk(child, [...path, k], depth + 1);
+  };
+  walk(raw, [], 0);
+  return out;
+}
+
+/** `first`, then each of `more` whose field is not listed yet. */
+function mergeProblems(first: readonly FieldProblem[], more: readonly FieldProblem[]): FieldProblem[] {
+  const seen = new Set(first.map((p) => p.field));
+  return [...first, ...more.filter((p) => !seen.has(p.field) && seen.add(p.field))];
+}
 
 /** `billingDetails.email`, `order.items[0].name`. */
 export function fieldPath(path: readonly PropertyKey[]): string {
@@ -38,21 +160,30 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /**
- * The first zod issue as the interface's `Missing required field: x` / `Invalid field: x`.
- * "Missing" means the raw input has nothing (or null) at that path, whatever zod's issue code
- * (zod 4 reports a missing enum as an invalid value); without the raw input, zod's message decides.
+ * Every zod issue as a problem with its reason; the first also as the interface's message
+ * `Missing required field: x` / `Invalid field: x` (unchanged). "Missing" means the raw input has
+ * nothing (or null) at that path, whatever zod's issue code (zod 4 reports a missing enum as an
+ * invalid value); without the raw input, zod's message decides.
  */
 export function zodToSandboxError(error: z.ZodError, target: string, raw?: unknown): SandboxError {
-  const issue = error.issues[0];
-  if (!issue) return badRequest("Invalid request");
-  let path = issue.path;
-  if (issue.code === "unrecognized_keys") path = [...path, issue.keys[0] ?? ""];
-  const name = fieldPath(path) || (target === "json" ? "body" : target);
-  const missing =
-    issue.code !== "unrecognized_keys" && path.length > 0 && raw !== undefined
-      ? valueAt(raw, path) == null
-      : issue.code === "invalid_type" && /received undefined/.test(issue.message);
-  return badRequest(`${missing ? "Missing required field" : "Invalid field"}: ${name}`);
+  if (error.issues.length === 0) return badRequest("Invalid request");
+  const problems: FieldProblem[] = [];
+  let message = "";
+  for (const issue of error.issues) {
+    const keys = issue.code === "unrecognized_keys" ? issue.keys : [undefined];
+    for (const key of keys) {
+      const path = key === undefined ? issue.path : [...issue.path, key];
+      const name = fieldPath(path) || (target === "json" ? "body" : target);
+      const missing =
+        issue.code !== "unrecognized_keys" && path.length > 0 && raw !== undefined
+          ? valueAt(raw, path) == null
+          : issue.code === "invalid_type" && /received undefined/.test(issue.message);
+      if (!message) message = `${missing ? "Missing required field" : "Invalid field"}: ${name}`;
+      if (problems.some((p) => p.field === name)) continue;
+      problems.push({ field: name, message: reasonOf(issue, missing, valueAt(raw, path)) });
+    }
+  }
+  return new SandboxError("BAD_REQUEST", message, target === "json" ? mergeProblems(problems, bodyProblems(raw)) : problems);
 }
 
 /** The raw input a validator saw (Hono caches the parsed body), for telling missing from invalid. */
@@ -71,13 +202,24 @@ async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
     const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    return c.json(errorBodyFor(c, err.message), 400);
+    c.set("errorMessage", withReason(err.message, err.problems));
+    if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
+    return c.json(badRequestBody(err.message, err.problems), 400);
   }
 };
 
 export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
-  return (err, c) => {
-    if (err instanceof SandboxError) return c.json(errorBodyFor(c, err.message), err.status);
+  return async (err, c) => {
+    if (err instanceof SandboxError) {
+      c.set("errorMessage", err.message);
+      if (wantsErrorField(c)) return c.json({ error: err.message }, err.status);
+      if (err.status !== 400) return c.json(errorBody(err.message), err.status);
+      const first = (err.problems.length > 0 ? err.problems : problemOfMessage(err.message)).map(withHint);
+      const raw = c.req.method === "GET" ? undefined : await rawInput(c, "json");
+      const problems = mergeProblems(first, bodyProblems(raw));
+      c.set("errorMessage", withReason(err.message, problems));
+      return c.json(badRequestBody(err.message, problems), 400);
+    }
     if (err instanceof HTTPException) {
       const status = err.status;
       const message =
@@ -88,12 +230,37 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
             : status === 415
               ? "Unsupported Media Type: send Content-Type: application/json"
               : err.message || "Request refused";
-      return c.json(errorBodyFor(c, message), status);
+      c.set("errorMessage", message);
+      if (wantsErrorField(c)) return c.json({ error: message }, status);
+      return c.json(status === 400 ? badRequestBody(message, []) : errorBody(message), status);
     }
     logger.error({ err, path: c.req.path, requestId: c.get("requestId") }, "unhandled error");
-    return c.json(errorBodyFor(c, "Internal sandbox error"), 500);
+    c.set("errorMessage", "Internal sandbox error");
+    if (wantsErrorField(c)) return c.json({ error: "Internal sandbox error" }, 500);
+    return c.json(errorBody("Internal sandbox error"), 500);
   };
 }
 
-export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) =>
-  c.json(errorBodyFor(c, `Not found: ${c.req.method} ${c.req.path}`), 404);
+/**
+ * The log line's text of a 400: errorMessage with the first problem's reason, and how many more.
+ * Reasons name fields and expectations, never a value long enough to be a card number (typeName).
+ */
+function withReason(message: string, problems: readonly FieldProblem[]): string {
+  const first = problems[0];
+  if (!first || first.message === message) return message;
+  const more = problems.length > 1 ? ` (+${problems.length - 1} more)` : "";
+  return `${message}: ${first.message}${more}`;
+}
+
+/** A service's 400 without problems: its field from the interface's message shapes. */
+function problemOfMessage(message: string): FieldProblem[] {
+  const m = /^(Missing required field|Invalid field): ([^\s(]+)(?: \((.+)\))?$/.exec(message);
+  if (!m?.[2]) return [];
+  return [{ field: m[2], message: m[1] === "Missing required field" ? "required" : (m[3] ?? "invalid value") }];
+}
+
+export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) => {
+  const message = `Not found: ${c.req.method} ${c.req.path}`;
+  c.set("errorMessage", message);
+  return c.json(wantsErrorField(c) ? { error: message } : errorBody(message), 404);
+};

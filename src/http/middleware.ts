@@ -54,8 +54,10 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     const status = c.res.status;
     if (!logInfo && status < 500) return;
     const ms = logInfo ? Math.round((performance.now() - start) * 10) / 10 : undefined;
-    const line = { reqId, method: c.req.method, path: c.req.path, status, ms };
-    const msg = `${c.req.method} ${c.req.path} ${status}${ms === undefined ? "" : ` ${ms}ms`}`;
+    // a 4xx/5xx says why (its errorMessage names a field, never a value: no card data)
+    const errorMessage = status >= 400 ? c.get("errorMessage") : undefined;
+    const line = { reqId, method: c.req.method, path: c.req.path, status, ms, ...(errorMessage ? { errorMessage } : {}) };
+    const msg = `${c.req.method} ${c.req.path} ${status}${ms === undefined ? "" : ` ${ms}ms`}${errorMessage ? `: ${errorMessage}` : ""}`;
     if (status >= 500) logger.error(line, msg);
     else logger.info(line, msg);
   };

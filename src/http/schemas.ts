@@ -1,7 +1,15 @@
 import { z } from "@hono/zod-openapi";
 
 /** The error body of every 4xx/5xx (CONTRACT §3). */
-export const ErrorSchema = z.object({ errorMessage: z.string() }).openapi("Error");
+export const ErrorSchema = z
+  .object({
+    errorMessage: z.string(),
+    errors: z
+      .array(z.object({ field: z.string(), message: z.string() }))
+      .optional()
+      .openapi({ description: "On a 400: every problem found, each with its reason (errorMessage is the first)" }),
+  })
+  .openapi("Error");
 
 export const errorResponses = (...codes: Array<400 | 401 | 404 | 409 | 413>) =>
   Object.fromEntries(

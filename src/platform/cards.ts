@@ -20,3 +20,6 @@ export const luhnValid = (number: string): boolean => {
 
 /** `cardMask` of callbacks and tokens (interface §2.2, §6.2): `411111******1111`. */
 export const cardMask = (bin: string, last4: string): string => `${bin}******${last4}`;
+
+/** The reason of `errors[]` (CONTRACT §3) for a card number that is not one. */
+export const CARD_NUMBER_REASON = "expected 12-19 digits that pass the Luhn check (see the test cards)";

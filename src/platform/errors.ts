@@ -30,10 +30,18 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 5
   }
 }
 
+/** One problem of a request (CONTRACT §3 `errors[]`): the dotted field path and why, for a person. */
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
 export class SandboxError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
+    /** The problems behind a 400, each with its reason; the first is the one `message` names. */
+    readonly problems: readonly FieldProblem[] = [],
   ) {
     super(message);
     this.name = "SandboxError";
@@ -44,8 +52,11 @@ export class SandboxError extends Error {
   }
 }
 
-export const missingField = (path: string) => new SandboxError("BAD_REQUEST", `Missing required field: ${path}`);
-export const invalidField = (path: string) => new SandboxError("BAD_REQUEST", `Invalid field: ${path}`);
+export const missingField = (path: string) =>
+  new SandboxError("BAD_REQUEST", `Missing required field: ${path}`, [{ field: path, message: "required" }]);
+/** `Invalid field: <path>` (the interface's message, unchanged) with the reason a person needs in `errors[]`. */
+export const invalidField = (path: string, reason = "invalid value") =>
+  new SandboxError("BAD_REQUEST", `Invalid field: ${path}`, [{ field: path, message: reason }]);
 export const badRequest = (message: string) => new SandboxError("BAD_REQUEST", message);
 export const unauthorized = (message: string) => new SandboxError("UNAUTHORIZED", message);
 export const notFound = (message: string) => new SandboxError("NOT_FOUND", message);

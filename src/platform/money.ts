@@ -7,12 +7,16 @@ import { CURRENCIES } from "./fixtures.js";
 
 const AMOUNT = /^\d+(\.\d+)?$/;
 
+/** The reasons of `errors[]` (CONTRACT §3) for amounts and currencies. */
+export const AMOUNT_REASON = 'must be a string of major units, e.g. "20.50"';
+export const CURRENCY_REASON = 'expected an ISO 4217 currency code such as "USD"';
+
 export const isCurrency = (code: string): boolean => Object.hasOwn(CURRENCIES, code);
 
 /** ISO 4217 minor digits of a known currency (JPY 0, USD 2, KWD 3). */
 export function digitsOf(currency: string): number {
   const info = CURRENCIES[currency];
-  if (!info) throw invalidField("currency");
+  if (!info) throw invalidField("currency", CURRENCY_REASON);
   return info.digits;
 }
 
@@ -22,11 +26,14 @@ export function digitsOf(currency: string): number {
  */
 export function parseAmount(text: string, currency: string, field = "amount"): number {
   const digits = digitsOf(currency);
-  if (!AMOUNT.test(text)) throw invalidField(field);
+  if (!AMOUNT.test(text)) throw invalidField(field, AMOUNT_REASON);
   const [whole = "", fraction = ""] = text.split(".");
-  if (fraction.length > digits) throw invalidField(field);
+  if (fraction.length > digits) {
+    throw invalidField(field, digits === 0 ? `no decimals for ${currency}` : `at most ${digits} decimals for ${currency}`);
+  }
   const minor = BigInt(whole + fraction.padEnd(digits, "0"));
-  if (minor <= 0n || minor > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidField(field);
+  if (minor <= 0n) throw invalidField(field, "must be more than zero");
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidField(field, "too large");
   return Number(minor);
 }
 

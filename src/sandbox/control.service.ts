@@ -52,9 +52,10 @@ export class ControlService {
 
   /**
    * Drops every transaction, token, subscription and delivery; reloads the built-in merchant
-   * and the start scenario files; puts the clock back to its start.
+   * and the start scenario files; puts the clock back to its start, or to `startTime` (CONTRACT §4:
+   * how a reused database gets the start time a README example or a test suite expects).
    */
-  async reset(): Promise<void> {
+  async reset(opts: { startTime?: number } = {}): Promise<void> {
     await this.ctx.work.idle();
     const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable));
     inTransaction(this.ctx.db, () => {
@@ -65,7 +66,7 @@ export class ControlService {
     this.ctx.merchants.seedBuiltin();
     for (const file of this.ctx.config.scenarios) this.ctx.scenarios.loadFile(file);
     this.ctx.scenarios.changed();
-    this.ctx.clock.resetTo(this.startTime());
+    this.ctx.clock.resetTo(opts.startTime ?? this.startTime());
     this.ctx.clockStore.save();
     for (const hook of this.resetHooks) hook();
   }

@@ -1,14 +1,23 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
-import { toIso } from "../platform/clock.js";
-import { advanceRoute, clockRoute, healthRoute, loadScenarioRoute, resetRoute } from "./sandbox.routes.js";
+import { cardMask } from "../modules/payments/card.js";
+import { parseInstant, toIso } from "../platform/clock.js";
+import { invalidField } from "../platform/errors.js";
+import { parseDocument } from "../scenarios/scenario.service.js";
+import { advanceRoute, clockRoute, healthRoute, listScenariosRoute, loadScenarioRoute, resetRoute } from "./sandbox.routes.js";
+
+const mask = (number: string) => cardMask(number.slice(0, 6), number.slice(-4));
+const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
 
 export function registerSandbox(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
   app.openapi(resetRoute, async (c) => {
-    await ctx.control.reset();
+    const { startTime } = c.req.valid("json");
+    const at = startTime === undefined ? undefined : parseInstant(startTime);
+    if (startTime !== undefined && at === undefined) throw invalidField("startTime");
+    await ctx.control.reset(at === undefined ? {} : { startTime: at });
     return c.json({ status: "reset" as const, now: toIso(ctx.clock.nowMs()) }, 200);
   });
 
@@ -16,11 +25,28 @@ export function registerSandbox(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
 
   app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json")), 200));
 
-  app.openapi(loadScenarioRoute, (c) => {
-    const s = ctx.scenarios.load(c.req.valid("json"), "POST /_sandbox/scenarios");
+  app.openapi(loadScenarioRoute, async (c) => {
+    const source = "POST /_sandbox/scenarios";
+    const yaml = YAML_TYPE.test(c.req.header("content-type") ?? "");
+    const document = yaml ? parseDocument(await c.req.text(), `${source} (YAML)`) : c.req.valid("json");
+    const s = ctx.scenarios.load(document, source);
     return c.json(
       { name: s.name, merchants: s.merchants.map((m) => m.merchantKey), cards: s.cards.length, rules: s.rules.length },
       200,
     );
   });
+
+  app.openapi(listScenariosRoute, (c) =>
+    c.json(
+      ctx.scenarios.loaded().map(({ scenario, loadedAt }) => ({
+        name: scenario.name,
+        ...(scenario.description === undefined ? {} : { description: scenario.description }),
+        merchants: scenario.merchants.map(({ merchantSecret: _secret, ...m }) => m),
+        cards: scenario.cards.map((card) => ({ ...card, number: mask(card.number) })),
+        rules: scenario.rules.map((rule) => (rule.card === undefined ? rule : { ...rule, card: mask(rule.card) })),
+        loadedAt: toIso(loadedAt),
+      })),
+      200,
+    ),
+  );
 }

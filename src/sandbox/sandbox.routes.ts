@@ -22,6 +22,26 @@ export const ScenarioLoadedSchema = z
   .object({ name: z.string(), merchants: z.array(z.string()), cards: z.number(), rules: z.number() })
   .openapi("ScenarioLoaded");
 
+export const ResetRequestSchema = z
+  .object({
+    startTime: z.string().optional().openapi({
+      description: "ISO 8601 instant the clock restarts at (default: the start time)",
+      example: "2026-01-15T12:00:00Z",
+    }),
+  })
+  .openapi("ResetRequest");
+/** A scenario as loaded (CONTRACT §4): card numbers masked, merchants without their secret. */
+export const ScenarioSummarySchema = z
+  .object({
+    name: z.string(),
+    description: z.string().optional(),
+    merchants: z.array(z.record(z.string(), z.unknown())),
+    cards: z.array(z.record(z.string(), z.unknown())),
+    rules: z.array(z.record(z.string(), z.unknown())),
+    loadedAt: z.string(),
+  })
+  .openapi("ScenarioSummary");
+
 export const healthRoute = createRoute({
   method: "get",
   path: "/_sandbox/health",
@@ -35,10 +55,12 @@ export const resetRoute = createRoute({
   path: "/_sandbox/reset",
   tags,
   security,
-  summary: "Drop all transactions, tokens, subscriptions and deliveries; reload merchants and scenarios; clock to its start",
+  summary:
+    "Drop all transactions, tokens, subscriptions and deliveries; reload merchants and scenarios; clock to its start (or startTime)",
+  request: { body: { required: false, content: { "application/json": { schema: ResetRequestSchema } } } },
   responses: {
     200: jsonResponse(z.object({ status: z.literal("reset"), now: z.string() }), "Reset done"),
-    ...errorResponses(401),
+    ...errorResponses(400, 401),
   },
 });
 
@@ -66,7 +88,25 @@ export const loadScenarioRoute = createRoute({
   path: "/_sandbox/scenarios",
   tags,
   security,
-  summary: "Load a scenario document (CONTRACT §6) now",
-  request: { body: jsonBody(z.record(z.string(), z.unknown()).openapi("ScenarioDocument")) },
+  summary: "Load a scenario document (CONTRACT §6) now: JSON, or YAML with Content-Type application/yaml",
+  request: {
+    body: {
+      required: false,
+      content: {
+        "application/json": { schema: z.record(z.string(), z.unknown()).openapi("ScenarioDocument") },
+        "application/yaml": { schema: z.string() },
+        "text/yaml": { schema: z.string() },
+      },
+    },
+  },
   responses: { 200: jsonResponse(ScenarioLoadedSchema, "Loaded"), ...errorResponses(400, 401) },
+});
+
+export const listScenariosRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/scenarios",
+  tags,
+  security,
+  summary: "The loaded scenarios, oldest first (card numbers masked)",
+  responses: { 200: jsonResponse(z.array(ScenarioSummarySchema), "Loaded scenarios"), ...errorResponses(401) },
 });

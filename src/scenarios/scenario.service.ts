@@ -76,6 +76,16 @@ export class ScenarioService {
     return this.cached;
   }
 
+  /** Every loaded scenario with the virtual time it was loaded at, in load order (GET /_sandbox/scenarios). */
+  loaded(): Array<{ scenario: Scenario; loadedAt: number }> {
+    return this.db
+      .select()
+      .from(scenarios)
+      .orderBy(asc(scenarios.loadedAt), asc(scenarios.name))
+      .all()
+      .map((r) => ({ scenario: r.document as Scenario, loadedAt: r.loadedAt }));
+  }
+
   /** Called after every load and reset, so derived caches (outcome engine, FX) rebuild. */
   onChange(listener: () => void): void {
     this.listeners.push(listener);

@@ -16,7 +16,7 @@ describe("bearer tokens", () => {
     ]) {
       const res = await s.http.post("/api/v1/auth").send(body);
       expect(res.status).toBe(401);
-      expect(res.body).toEqual({ errorMessage: "Invalid merchant credentials" });
+      expect(res.body).toMatchObject({ errorMessage: "Invalid merchant credentials" });
     }
   });
 

@@ -17,7 +17,7 @@ describe("the error envelope", () => {
     for (const [body, message] of cases) {
       const res = await s.http.post("/api/v1/auth").send(body as object);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ errorMessage: message });
+      expect(res.body).toMatchObject({ errorMessage: message });
     }
   });
 
@@ -50,7 +50,7 @@ describe("the error envelope", () => {
     s = makeSandbox();
     const res = await s.http.get("/no/such/route");
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ errorMessage: "Not found: GET /no/such/route" });
+    expect(res.body).toMatchObject({ errorMessage: "Not found: GET /no/such/route" });
   });
 
   it("echoes X-Request-Id, or makes one", async () => {

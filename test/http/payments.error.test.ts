@@ -143,7 +143,7 @@ describe("POST /payments/card validation (interface §4.3, §2.1; CONTRACT §3)"
     mutate(body);
     const res = await pay(body);
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ errorMessage: message });
+    expect(res.body).toMatchObject({ errorMessage: message });
     expect(rowCount()).toBe(0);
   });
 
@@ -198,10 +198,11 @@ describe("status, info and complete errors", () => {
     const waiting = (await pay(cardPaymentBody({ card: { number: CARDS.threeDs } }))).body.transactionId;
     expect((await complete(done, { status: "FAILED" })).status).toBe(409);
     expect((await complete(waiting, { status: "SUCCEED" })).status).toBe(409);
-    expect((await complete(waiting, { status: "DONE" })).body).toEqual({ errorMessage: `${INVALID}: status` });
-    expect((await complete(waiting, {})).body).toEqual({ errorMessage: `${MISSING}: status` });
+    expect((await complete(waiting, { status: "DONE" })).body).toMatchObject({ errorMessage: `${INVALID}: status` });
+    expect((await complete(waiting, {})).body).toMatchObject({ errorMessage: `${MISSING}: status` });
     expect((await complete(waiting, { status: "FAILED", declineCode: 999 })).body).toEqual({
       errorMessage: `${INVALID}: declineCode`,
+      errors: [{ field: "declineCode", message: expect.stringMatching(/decline code/) }],
     });
     const status = await s.http.get(`/api/v1/payments/card/status/${waiting}`).set("authorization", token);
     expect(status.body.transactionStatus).toBe("CUSTOMER_VERIFICATION");

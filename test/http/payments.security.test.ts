@@ -31,14 +31,14 @@ describe("merchant isolation", () => {
       expect(mine.status).toBe(200);
       const theirs = await s.http.get(`/api/v1/payments/card/${path}/${body.transactionId}`).set("authorization", other);
       expect(theirs.status).toBe(404);
-      expect(theirs.body).toEqual({ errorMessage: `Transaction not found: ${body.transactionId}` });
+      expect(theirs.body).toMatchObject({ errorMessage: `Transaction not found: ${body.transactionId}` });
     }
     const spoof = await s.http
       .post("/api/v1/payments/card")
       .set("authorization", other)
       .send(cardPaymentBody({ mid: BUILTIN.mid }));
     expect(spoof.status).toBe(400);
-    expect(spoof.body).toEqual({ errorMessage: "Invalid field: mid" });
+    expect(spoof.body).toMatchObject({ errorMessage: "Invalid field: mid" });
   });
 
   it("the 3DS page escapes what it shows", async () => {

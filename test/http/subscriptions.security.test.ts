@@ -33,7 +33,7 @@ describe("merchant isolation (interface §7; CONTRACT §2)", () => {
       await other.delete(`${PATH}/${id}`),
     ]) {
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ errorMessage: "Subscription does not belong to merchant" });
+      expect(res.body).toMatchObject({ errorMessage: "Subscription does not belong to merchant" });
     }
     expect((await gateway(s).get(`${PATH}/${id}`)).body).toEqual(before);
     await advance(s, "P1M");

@@ -4,7 +4,7 @@
  * expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
  */
 
-import { luhnValid } from "../../platform/cards.js";
+import { CARD_NUMBER_REASON, luhnValid } from "../../platform/cards.js";
 import type { Clock } from "../../platform/clock.js";
 import { invalidField } from "../../platform/errors.js";
 import { BIN_RANGES, type BinRange } from "../../platform/fixtures.js";
@@ -29,6 +29,10 @@ export interface CardOnFile {
   profile: string;
 }
 
+/** The reasons of `errors[]` (CONTRACT §3) for card fields. */
+export const EXP_MONTH_REASON = 'expected the month as two digits, "01" to "12"';
+export const EXP_YEAR_REASON = 'expected a four-digit year such as "2030"';
+
 const MONTH = /^(0[1-9]|1[0-2])$/;
 const YEAR = /^\d{4}$/;
 const CVV = /^\d{3,4}$/;
@@ -41,14 +45,22 @@ const CVV = /^\d{3,4}$/;
  */
 export function readCard(card: CardInput, outcomes: Pick<OutcomeEngine, "profileFor">, clock: Clock, path = "card"): CardOnFile {
   const number = card.number;
-  if (typeof number !== "string" || !luhnValid(number)) throw invalidField(`${path}.number`);
-  if (typeof card.expMonth !== "string" || !MONTH.test(card.expMonth)) throw invalidField(`${path}.expMonth`);
-  if (typeof card.expYear !== "string" || !YEAR.test(card.expYear)) throw invalidField(`${path}.expYear`);
-  if (card.cvv !== undefined && (typeof card.cvv !== "string" || !CVV.test(card.cvv))) throw invalidField(`${path}.cvv`);
+  if (typeof number !== "string" || !luhnValid(number)) throw invalidField(`${path}.number`, CARD_NUMBER_REASON);
+  if (typeof card.expMonth !== "string" || !MONTH.test(card.expMonth)) throw invalidField(`${path}.expMonth`, EXP_MONTH_REASON);
+  if (typeof card.expYear !== "string" || !YEAR.test(card.expYear)) throw invalidField(`${path}.expYear`, EXP_YEAR_REASON);
+  if (card.cvv !== undefined && (typeof card.cvv !== "string" || !CVV.test(card.cvv))) {
+    throw invalidField(`${path}.cvv`, "expected 3 or 4 digits");
+  }
   const now = clock.now();
   const nowMonths = now.getUTCFullYear() * 12 + now.getUTCMonth();
   const expMonths = Number(card.expYear) * 12 + (Number(card.expMonth) - 1);
-  if (expMonths < nowMonths) throw invalidField(`${path}.expYear`);
+  if (expMonths < nowMonths) {
+    const current = now.toISOString().slice(0, 7);
+    throw invalidField(
+      `${path}.expYear`,
+      `the card expired: ${card.expMonth}/${card.expYear} is before the current month ${current}`,
+    );
+  }
   const bin = number.slice(0, 6);
   const holder = typeof card.cardHolderName === "string" && card.cardHolderName.trim() ? card.cardHolderName.trim() : null;
   return {

@@ -1,0 +1,184 @@
+/**
+ * `paysandbox/testing`: a sandbox per test file, in the test's own process (CONTRACT §1 "the same
+ * server"): the real app on `:memory:`, listening on a free port of 127.0.0.1, with a real HTTP
+ * receiver for its webhooks. Parallel test files each get their own, so one moving its clock never
+ * disturbs another. An entry point like main.ts: it composes the app, nothing imports it.
+ *
+ * LIMITATIONS: the clock runs at scale 1 between advances (as `paysandbox start` does); due work
+ * also runs once a real second, like the server's own timer.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import pino from "pino";
+import { createApp } from "../app.js";
+import { defaultConfig } from "../config.js";
+import { createContext } from "../context.js";
+import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
+import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
+import type { ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+
+export type { ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+
+const DAY_MS = 86_400_000;
+
+function instant(value: string | Date, name: string): number {
+  const ms = value instanceof Date ? value.getTime() : parseInstant(value);
+  if (ms === undefined || Number.isNaN(ms)) throw new TypeError(`startSandbox: ${name} is not an ISO 8601 date-time`);
+  return ms;
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+/** The webhook receiver: records each request, answers 200, and wakes the waiters. */
+function receiver() {
+  const received: ReceivedWebhook[] = [];
+  const waiters = new Set<(hook: ReceivedWebhook) => void>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      const u = new URL(req.url ?? "/", "http://receiver");
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        // not JSON: keep the text
+      }
+      const hook: ReceivedWebhook = {
+        path: u.pathname,
+        query: Object.fromEntries(u.searchParams),
+        headers: req.headers,
+        body,
+        raw,
+      };
+      received.push(hook);
+      res.end("ok");
+      for (const w of [...waiters]) w(hook);
+    });
+  });
+  const waitFor = (pred: (hook: ReceivedWebhook) => boolean, options: { timeoutMs?: number } = {}) => {
+    const already = received.find(pred);
+    if (already) return Promise.resolve(already);
+    const timeoutMs = options.timeoutMs ?? 5000;
+    return new Promise<ReceivedWebhook>((resolve, reject) => {
+      const waiter = (hook: ReceivedWebhook) => {
+        if (!pred(hook)) return;
+        waiters.delete(waiter);
+        clearTimeout(timer);
+        resolve(hook);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(waiter);
+        reject(new Error(`webhooks.waitFor: no matching webhook within ${timeoutMs} ms (${received.length} received)`));
+      }, timeoutMs);
+      waiters.add(waiter);
+    });
+  };
+  return { server, received, waitFor };
+}
+
+/**
+ * Starts a sandbox for one test file. `await using`-free on purpose (Node 20): call `close()` in
+ * afterAll. Resolves once the server and the receiver listen and the scenario is loaded.
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<TestSandbox> {
+  const startMs = options.startTime === undefined ? undefined : instant(options.startTime, "startTime");
+  const scenarioFile = typeof options.scenario === "string" ? options.scenario : undefined;
+  const config = defaultConfig({ startTime: startMs, scenarios: scenarioFile ? [scenarioFile] : [] });
+  const clock = new VirtualClock(startMs ?? realNowMs(), 1);
+  const logger = pino({ level: options.logLevel ?? "silent" });
+  let base = "";
+  const ctx = createContext({ config, clock, logger, publicUrl: () => base });
+  const hooks = receiver();
+  let server: Server | undefined;
+  const timer = setInterval(() => void ctx.work.runUntil().catch(() => undefined), 1000);
+  timer.unref();
+  try {
+    const loadScenario = () => {
+      if (scenarioFile) return ctx.scenarios.loadFile(scenarioFile);
+      if (options.scenario) return ctx.scenarios.load(options.scenario, "startSandbox({scenario})");
+      return undefined;
+    };
+    const scenario = loadScenario();
+    ctx.clockStore.save();
+    server = createServer(getRequestListener(createApp(ctx).fetch));
+    const [url, hooksUrl] = await Promise.all([listen(server), listen(hooks.server)]);
+    base = url;
+    const first = scenario?.merchants[0] ?? BUILTIN_MERCHANT;
+    const merchant: SandboxMerchant = {
+      merchantKey: first.merchantKey,
+      merchantSecret: first.merchantSecret,
+      mid: first.mid,
+      merchantId: first.merchantId,
+      accountId: first.accountId,
+    };
+
+    const tokens = new Map<string, { token: string; expiresMs: number }>();
+    const ttlMs = config.tokenTtlDays * DAY_MS;
+    const auth = async (merchantKey = merchant.merchantKey, merchantSecret?: string) => {
+      const secret = merchantSecret ?? (merchantKey === merchant.merchantKey ? merchant.merchantSecret : undefined);
+      const cached = tokens.get(merchantKey);
+      // a minute's margin so a token never expires between this call and the request using it
+      if (cached && clock.nowMs() < cached.expiresMs - 60_000 && merchantSecret === undefined) return cached.token;
+      const res = await fetch(`${url}/api/v1/auth`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ merchantKey, merchantSecret: secret }),
+      });
+      const body = (await res.json()) as { token?: string; errorMessage?: string };
+      if (!res.ok || !body.token) throw new Error(`paysandbox auth failed (${res.status}): ${body.errorMessage ?? ""}`);
+      tokens.set(merchantKey, { token: body.token, expiresMs: clock.nowMs() + ttlMs });
+      return body.token;
+    };
+
+    let closed = false;
+    const running = server;
+    return {
+      url,
+      merchant,
+      auth,
+      clock: {
+        now: () => toIso(clock.nowMs()),
+        advance: (by) =>
+          ctx.control.advance(typeof by === "string" ? { by } : { to: by.to instanceof Date ? toIso(by.to.getTime()) : by.to }),
+      },
+      webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
+      async reset(opts = {}) {
+        const at = opts.startTime === undefined ? undefined : instant(opts.startTime, "startTime");
+        await ctx.control.reset(at === undefined ? {} : { startTime: at });
+        if (!scenarioFile && options.scenario) loadScenario();
+        tokens.clear();
+        hooks.received.length = 0;
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        clearInterval(timer);
+        await Promise.all([close(running), close(hooks.server)]);
+        await ctx.work.idle();
+        await ctx.webhooks.close();
+        ctx.db.$client.close();
+      },
+    };
+  } catch (err) {
+    clearInterval(timer);
+    if (server?.listening) await close(server);
+    if (hooks.server.listening) await close(hooks.server);
+    if (ctx.db.$client.open) ctx.db.$client.close();
+    throw err;
+  }
+}

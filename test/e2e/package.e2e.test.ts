@@ -1,0 +1,115 @@
+/**
+ * The package installs anywhere (CONTRACT §1 `npx paysandbox start`): `npm pack` (which builds on
+ * prepack) → install the tarball into an empty folder → `npx paysandbox start` serves, /docs and
+ * its script included, and `paysandbox/testing` imports there. Skipped only when npm is absent.
+ *
+ * The install uses the registry with --prefer-offline. better-sqlite3's install script would
+ * download a prebuilt addon or compile one (minutes on 2 cores, and no download works here), so
+ * scripts are skipped and the addon this checkout already built is copied in: same version, same
+ * Node. What is tested is our package: its files, its bin, its exports.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/server.js";
+
+const npm = (() => {
+  try {
+    execFileSync("npm", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!npm) console.warn("package.e2e: skipped, npm is not on PATH");
+
+describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysandbox start", () => {
+  const dir = mkdtempSync(join(tmpdir(), "paysandbox-pack-"));
+  let proc: ChildProcess | undefined;
+  afterAll(() => {
+    proc?.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("packs only what runs, installs, and serves", async () => {
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--pack-destination", dir], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
+    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    const files = packed[0]?.files.map((f) => f.path) ?? [];
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "bin/paysandbox.js",
+        "dist/main.js",
+        "dist/server.js",
+        "dist/testing.js",
+        "dist/testing.d.ts",
+        "dist/assets/api-reference.js",
+        "README.md",
+        "package.json",
+      ]),
+    );
+    expect(files.some((f) => f.startsWith("src/") || f.startsWith("test/") || f.endsWith(".map"))).toBe(false);
+
+    const app = join(dir, "app");
+    mkdirSync(app); // an empty folder
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "user-app", private: true, type: "module" }));
+    const tarball = join(dir, packed[0]?.filename ?? "");
+    execFileSync("npm", ["install", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball], {
+      cwd: app,
+      stdio: "ignore",
+      timeout: 180_000,
+    });
+    const addon = join(ROOT, "node_modules/better-sqlite3/build");
+    cpSync(addon, join(app, "node_modules/better-sqlite3/build"), { recursive: true });
+    expect(readdirSync(join(app, "node_modules/paysandbox")).sort()).toEqual([
+      "README.md",
+      "bin",
+      "dist",
+      "package.json",
+      "scenarios",
+    ]);
+
+    // paysandbox/testing resolves by its package name in the user's folder
+    const types = execFileSync(
+      process.execPath,
+      ["-e", "import('paysandbox/testing').then(m => console.log(typeof m.startSandbox))"],
+      {
+        cwd: app,
+        encoding: "utf8",
+      },
+    );
+    expect(types.trim()).toBe("function");
+
+    proc = spawn("npx", ["--no-install", "paysandbox", "start", "--port", "0", "--host", "127.0.0.1", "--db", ":memory:"], {
+      cwd: app,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    proc.stderr?.on("data", (d: Buffer) => {
+      out += d.toString();
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start:\n${out}`)), 30_000);
+      proc?.stdout?.on("data", (d: Buffer) => {
+        out += d.toString();
+        const m = /listening on (http:\/\/[^\s]+)/.exec(out);
+        if (m?.[1]) {
+          clearTimeout(timer);
+          resolve(m[1].replace(/\/$/, ""));
+        }
+      });
+      proc?.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    });
+    expect((await (await fetch(`${url}/_sandbox/health`)).json()).status).toBe("ok");
+    const script = await fetch(`${url}/docs/assets/api-reference.js`);
+    expect(script.status).toBe(200);
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+    expect(existsSync(join(app, "node_modules/paysandbox/dist/assets/api-reference.js"))).toBe(true);
+  }, 240_000);
+});
