@@ -23,6 +23,7 @@ import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
 import { SubscriptionScheduler } from "./scheduler/subscriptions.js";
 import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { WebhookJournal } from "./webhooks/journal.js";
 import { Outbox } from "./webhooks/outbox.js";
 
 export interface AppContext {
@@ -42,8 +43,10 @@ export interface AppContext {
   idempotency: IdempotencyService;
   /** Write side of the webhook outbox: enqueue inside the state change's transaction, then `work.poke()`. */
   outbox: Outbox;
-  /** The webhook dispatcher (a DueWork): sends, retries, the journal and replay. */
+  /** The webhook dispatcher (a DueWork): sends and retries. */
   webhooks: WebhookDispatcher;
+  /** The webhook delivery journal and replay (CONTRACT §4). */
+  journal: WebhookJournal;
   /** The outcome engine: card number → profile, profile + flow + amount → outcome (CONTRACT §3, §6). */
   outcomes: OutcomeEngine;
   /** Card authorizations (payments, one-click and subscription charges), 3DS and completions. */
@@ -92,7 +95,8 @@ export function createContext(opts: ContextOptions): AppContext {
     control: undefined as unknown as ControlService,
     idempotency: new IdempotencyService(db, clock),
     outbox: new Outbox(db, clock, ids),
-    webhooks: new WebhookDispatcher(db, clock, ids, () => work.poke(), opts.webhooks),
+    webhooks: new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks }),
+    journal: new WebhookJournal(db, clock, ids, () => work.poke()),
     outcomes: undefined as unknown as OutcomeEngine,
     payments: undefined as unknown as PaymentService,
     tokens: undefined as unknown as TokenService,

@@ -14,6 +14,21 @@ export interface DueWork {
   nextDueAt(): number | undefined;
   /** Does what is due at `now`; returns counts to add to `ran`. */
   run(now: number): Promise<Record<string, number>> | Record<string, number>;
+  /**
+   * Work run() started and left under way (webhook requests on the wire): a promise that settles
+   * when some of it finishes and is recorded, or undefined when none is. A settling run waits on
+   * it before it moves the clock on or returns, so what finishes can make more work due first.
+   */
+  pending?(): Promise<void> | undefined;
+}
+
+export interface RunOptions {
+  /**
+   * true (default): return only once everything due by the target has been attempted and recorded
+   * (clock advance, tests). false: start what is due and return (background pokes and the
+   * once-a-second tick), so one slow source never holds the others up.
+   */
+  settle?: boolean;
 }
 
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
@@ -25,6 +40,7 @@ export class DueWorkRunner {
   private readonly sources: DueWork[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private pokeScheduled = false;
+  private pokeWaiters: Array<() => void> = [];
 
   constructor(private readonly clock: Clock) {}
 
@@ -36,19 +52,21 @@ export class DueWorkRunner {
    * Runs all work due up to `target` (default: now), advancing the clock through each due
    * instant and finally to `target`. Calls are serialized: one run at a time.
    */
-  runUntil(target?: number): Promise<RanCounts> {
-    const run = this.chain.then(() => this.runSerial(target));
+  runUntil(target?: number, opts: RunOptions = {}): Promise<RanCounts> {
+    const run = this.chain.then(() => this.runSerial(target, opts.settle ?? true));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
   /** Asks for a run soon (coalesced): services call it after enqueuing work due now. */
   poke(): void {
+    // a settling run waiting on requests in flight looks again at once
+    for (const wake of this.pokeWaiters.splice(0)) wake();
     if (this.pokeScheduled) return;
     this.pokeScheduled = true;
     setImmediate(() => {
       this.pokeScheduled = false;
-      void this.runUntil().catch(() => undefined);
+      void this.runUntil(undefined, { settle: false }).catch(() => undefined);
     });
   }
 
@@ -57,7 +75,7 @@ export class DueWorkRunner {
     return this.chain;
   }
 
-  private async runSerial(target?: number): Promise<RanCounts> {
+  private async runSerial(target: number | undefined, settle: boolean): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
     const until = target ?? this.clock.nowMs();
     for (let step = 0; step < MAX_STEPS; step++) {
@@ -65,6 +83,16 @@ export class DueWorkRunner {
       for (const source of this.sources) {
         const at = source.nextDueAt();
         if (at !== undefined && at <= until && (best === undefined || at < best.at)) best = { source, at };
+      }
+      if (settle && (!best || best.at > this.clock.nowMs())) {
+        // before time moves on (or the run ends), what is under way must finish: its results
+        // (a retry time, the next delivery of an orderKey) may be due before `best`
+        const waits = this.sources.map((s) => s.pending?.()).filter((p): p is Promise<void> => p !== undefined);
+        if (waits.length > 0) {
+          for (const w of waits) w.catch(() => undefined); // the race reports it; later ones are not unhandled
+          await Promise.race([...waits, new Promise<void>((resolve) => this.pokeWaiters.push(resolve))]);
+          continue;
+        }
       }
       if (!best) break;
       if (best.at > this.clock.nowMs()) this.clock.advanceTo(best.at);

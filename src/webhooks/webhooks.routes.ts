@@ -31,6 +31,10 @@ export const WebhookDeliverySchema = z
       .nullable()
       .openapi({ description: "When the next attempt is due; null when settled or waiting behind an earlier delivery" }),
     replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
+    chaos: z
+      .string()
+      .nullable()
+      .openapi({ description: "The chaos mode applied to this delivery (duplicate, reorder, delay, badSignature), or null" }),
     attempts: z.array(WebhookAttemptSchema),
   })
   .openapi("WebhookDelivery");

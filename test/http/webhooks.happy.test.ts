@@ -67,6 +67,7 @@ describe("GET /_sandbox/webhooks", () => {
       createdAt: iso(T0),
       nextAttemptAt: iso(T0 + 120_000),
       replayOf: null,
+      chaos: null,
       attempts: [{ at: iso(T0), httpStatus: 500, error: null }],
     });
     // waiting behind the first: no due time of its own yet
