@@ -5,6 +5,7 @@
  * instant as it goes, so a jump over a year runs the same work, in the same order, as a year
  * of waiting would (CONTRACT §3 Time, §4 clock/advance).
  */
+import { performance } from "node:perf_hooks";
 import type { Clock } from "../platform/clock.js";
 
 export interface DueWork {
@@ -29,7 +30,15 @@ export interface RunOptions {
    * once-a-second tick), so one slow source never holds the others up.
    */
   settle?: boolean;
+  /**
+   * Stops the run between two pieces of work once aborted (clock advance: the client went away).
+   * What ran stays done and the clock stays at the last instant fully run, never past it.
+   */
+  signal?: AbortSignal | undefined;
 }
+
+/** Real ms of work after which a run yields to other I/O (issue 13: health stays fast during a long advance). */
+const SLICE_MS = 10;
 
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
 
@@ -53,7 +62,7 @@ export class DueWorkRunner {
    * instant and finally to `target`. Calls are serialized: one run at a time.
    */
   runUntil(target?: number, opts: RunOptions = {}): Promise<RanCounts> {
-    const run = this.chain.then(() => this.runSerial(target, opts.settle ?? true));
+    const run = this.chain.then(() => this.runSerial(target, opts.settle ?? true, opts.signal));
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -75,10 +84,17 @@ export class DueWorkRunner {
     return this.chain;
   }
 
-  private async runSerial(target: number | undefined, settle: boolean): Promise<RanCounts> {
+  private async runSerial(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
     const until = target ?? this.clock.nowMs();
+    let sliceStart = performance.now();
     for (let step = 0; step < MAX_STEPS; step++) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        // run in slices: let requests (health, payments, results of webhooks) in between
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      if (signal?.aborted) return ran;
       let best: { source: DueWork; at: number } | undefined;
       for (const source of this.sources) {
         const at = source.nextDueAt();

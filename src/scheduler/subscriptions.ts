@@ -37,17 +37,13 @@ export class SubscriptionScheduler implements DueWork {
   }
 
   /**
-   * Charges everything due at `now`, batch after batch (each batch one transaction), until a
-   * query finds nothing: a subscription whose next slot is still due (a late run catching up)
-   * comes back in a later batch, in date order.
+   * Charges one batch of what is due at `now` (one transaction). The runner asks again while
+   * more is due, so a long advance runs in slices that other requests get between (issue 13): a
+   * subscription whose next slot is still due (a late run catching up) comes back in a later
+   * batch, in date order.
    */
   run(now: number): { charges: number } {
-    let charges = 0;
-    for (;;) {
-      const r = this.subscriptions.runDue(now, this.batch);
-      charges += r.charges;
-      if (r.rows === 0) break;
-    }
+    const { charges } = this.subscriptions.runDue(now, this.batch);
     if (charges > 0) this.poke();
     return { charges };
   }

@@ -11,6 +11,9 @@ import type { Ids } from "../platform/ids.js";
 import { type CallbackKind, checksum } from "./signer.js";
 import { WebhooksRepo } from "./webhooks.repo.js";
 
+/** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
+const MAX_CALLBACK_URL = 2048;
+
 export interface EnqueueInput {
   merchant: Merchant;
   kind: CallbackKind;
@@ -33,6 +36,7 @@ export interface EnqueueInput {
  * (interface §6.1). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
  */
 export function callbackTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
+  if (callbackUrl.length > MAX_CALLBACK_URL) throw invalidField("callbackUrl");
   let u: URL;
   try {
     u = new URL(callbackUrl);
