@@ -28,9 +28,18 @@ export class ClockStore {
   /** The latest virtual time any transaction, delivery or attempt was written at. */
   newestRecordAt(): number | undefined {
     const [a, b, c] = [
-      this.db.select({ at: sql<number | null>`max(${transactions.updatedAt})` }).from(transactions).get()?.at,
-      this.db.select({ at: sql<number | null>`max(${webhookDeliveries.updatedAt})` }).from(webhookDeliveries).get()?.at,
-      this.db.select({ at: sql<number | null>`max(${webhookAttempts.at})` }).from(webhookAttempts).get()?.at,
+      this.db
+        .select({ at: sql<number | null>`max(${transactions.updatedAt})` })
+        .from(transactions)
+        .get()?.at,
+      this.db
+        .select({ at: sql<number | null>`max(${webhookDeliveries.updatedAt})` })
+        .from(webhookDeliveries)
+        .get()?.at,
+      this.db
+        .select({ at: sql<number | null>`max(${webhookAttempts.at})` })
+        .from(webhookAttempts)
+        .get()?.at,
     ];
     const all = [a, b, c].filter((v): v is number => typeof v === "number");
     return all.length === 0 ? undefined : Math.max(...all);
