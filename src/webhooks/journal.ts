@@ -4,12 +4,19 @@
  * the dispatcher's job (dispatcher.ts); this module never touches the network.
  */
 
-import type { Db } from "../db/client.js";
+import { type Db, inTransaction } from "../db/client.js";
 import type { Clock } from "../platform/clock.js";
 import { toIso } from "../platform/clock.js";
 import { notFound } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
-import { type DeliveryRow, type DeliveryStatus, type JournalFilter, WebhooksRepo } from "./webhooks.repo.js";
+import { badChecksum, type ChaosMode, insertWithChaos } from "./chaos.js";
+import {
+  type DeliveryRow,
+  type DeliveryStatus,
+  type JournalFilter,
+  type NewDeliveryInput,
+  WebhooksRepo,
+} from "./webhooks.repo.js";
 
 /** One entry of `GET /_sandbox/webhooks` (CONTRACT §4). */
 export interface JournalEntry {
@@ -41,7 +48,7 @@ export class WebhookJournal {
   private readonly repo: WebhooksRepo;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly clock: Clock,
     private readonly ids: Ids,
     private readonly poke: () => void,
@@ -73,12 +80,12 @@ export class WebhookJournal {
    * `POST /_sandbox/webhooks/{id}/replay` (CONTRACT §4): the same url, body and signature as a new
    * delivery, due now, under its own orderKey so nothing queued ahead of the original blocks it.
    */
-  replay(id: string): JournalEntry {
+  replay(id: string, chaos?: { chaos?: ChaosMode | undefined; delay?: string | undefined }): JournalEntry {
     const original = this.repo.byId(id);
     if (!original) throw notFound(`Webhook delivery not found: ${id}`);
     const now = this.clock.nowMs();
     const newId = this.ids.next("webhook");
-    this.repo.insert({
+    const row = {
       id: newId,
       merchantKey: original.merchantKey,
       kind: original.kind,
@@ -87,7 +94,7 @@ export class WebhookJournal {
       subscriptionId: original.subscriptionId,
       eventStatus: original.eventStatus,
       url: original.url,
-      headers: { ...original.headers, "X-Sandbox-Delivery-Id": newId },
+      headers: { ...original.headers, "X-Sandbox-Delivery-Id": newId } as Record<string, string>,
       body: original.body,
       status: "pending",
       attemptCount: 0,
@@ -95,7 +102,17 @@ export class WebhookJournal {
       replayOf: original.id,
       createdAt: now,
       updatedAt: now,
-    });
+    } satisfies NewDeliveryInput;
+    // chaos on replay (CONTRACT §4): the replay is a fresh delivery, so the original's chaos is not carried over
+    const sig = row.headers["X-Checksum"];
+    if (sig !== undefined && original.chaos === "badSignature") row.headers["X-Checksum"] = badChecksum(sig); // inverted twice: right again
+    inTransaction(this.db, () =>
+      insertWithChaos(this.repo, row, chaos?.chaos ?? null, {
+        now,
+        delayBy: chaos?.delay,
+        nextId: () => this.ids.next("webhook"),
+      }),
+    );
     this.poke();
     return this.get(newId);
   }

@@ -8,8 +8,9 @@ import type { Merchant } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
+import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
-import { WebhooksRepo } from "./webhooks.repo.js";
+import { type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
 
 /** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
 const MAX_CALLBACK_URL = 2048;
@@ -72,7 +73,8 @@ export class Outbox {
     const id = this.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
     const blocked = this.repo.hasPending(orderKey);
-    this.repo.insert({
+    const rates = input.merchant.webhookChaos;
+    const row = {
       id,
       merchantKey: input.merchant.merchantKey,
       kind: input.kind,
@@ -92,7 +94,22 @@ export class Outbox {
       nextAttemptAt: blocked ? null : now,
       createdAt: now,
       updatedAt: now,
+    } satisfies NewDeliveryInput;
+    if (!rates) {
+      this.repo.insert(row);
+      return id;
+    }
+    // opt-in webhook chaos (CONTRACT §4): only merchants whose scenario asks for it pay for this
+    let mode = decideChaos(rates, id);
+    // the delivery that overtakes a held one goes now (else two held ones would just keep their order)
+    const overtakes = input.transactionId ? this.repo.hasHeld(input.transactionId) : false;
+    if (mode === "reorder" && overtakes) mode = null;
+    const ids = insertWithChaos(this.repo, row, mode, {
+      now,
+      delayBy: typeof rates.delayBy === "string" ? rates.delayBy : undefined,
+      nextId: () => this.ids.next("webhook"),
     });
+    if (input.transactionId && overtakes) releaseReordered(this.repo, input.transactionId, ids, now);
     return id;
   }
 }

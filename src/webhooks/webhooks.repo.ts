@@ -222,6 +222,40 @@ export class WebhooksRepo {
     this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
   }
 
+  /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */
+  hasHeld(transactionId: string): boolean {
+    return (
+      this.db
+        .select({ seq: d.seq })
+        .from(d)
+        .where(and(eq(d.transactionId, transactionId), eq(d.chaos, "reorder"), eq(d.status, "pending"), eq(d.attemptCount, 0)))
+        .limit(1)
+        .get() !== undefined
+    );
+  }
+
+  /** Reordered deliveries of a transaction not yet attempted (chaos.ts): due at `at`. */
+  releaseHeld(transactionId: string, except: string[], at: number): void {
+    this.db
+      .update(d)
+      .set({ nextAttemptAt: at, updatedAt: at })
+      .where(
+        and(
+          eq(d.transactionId, transactionId),
+          eq(d.chaos, "reorder"),
+          eq(d.status, "pending"),
+          eq(d.attemptCount, 0),
+          isNull(d.inFlightSince),
+          isNotNull(d.nextAttemptAt),
+          sql`${d.id} NOT IN (${sql.join(
+            except.map((e) => sql`${e}`),
+            sql`, `,
+          )})`,
+        ),
+      )
+      .run();
+  }
+
   byId(id: string): DeliveryRow | undefined {
     return this.db.select().from(d).where(eq(d.id, id)).get();
   }
