@@ -113,5 +113,6 @@ export function createContext(opts: ContextOptions): AppContext {
   ctx.subscriptions = new SubscriptionService({ ...ctx, maxRetries: config.maxRetries });
   work.register(new SubscriptionScheduler(ctx.subscriptions, clock, () => work.poke()));
   ctx.control = new ControlService(ctx);
+  ctx.control.onReset(() => ctx.webhooks.clear());
   return ctx;
 }

@@ -15,7 +15,7 @@ import { ClockStore } from "./sandbox/clock-store.js";
 
 const USAGE = `usage: paysandbox start [--port N] [--host H] [--db FILE|:memory:] [--scenario FILE ...]
                        [--public-url URL] [--time-scale N] [--start-time ISO] [--admin-token T]
-                       [--log-level L] [--token-ttl-days N] [--max-retries N]`;
+                       [--log-level L] [--token-ttl-days N] [--max-retries N] [--rate-limit N/min]`;
 
 export async function main(argv: string[]): Promise<void> {
   const [command = "start", ...rest] = argv[0]?.startsWith("-") ? ["start", ...argv] : argv;
