@@ -96,17 +96,14 @@ export async function main(argv: string[]): Promise<void> {
     const force = setTimeout(() => process.exit(0), 1500);
     force.unref();
     cron.stop();
-    // a hung delivery does not hold shutdown: its attempt is recorded as interrupted now
-    try {
-      ctx.webhooks.interrupt();
-    } catch (err) {
-      logger.error({ err }, "recording interrupted webhook attempts failed");
-    }
     const s = server as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
     s.close(() => undefined);
     s.closeAllConnections?.();
-    ctx.work
-      .idle()
+    // requests on the wire get 0.8 s to answer; a hung one is then recorded as interrupted (README: stop within 2 s)
+    ctx.webhooks
+      .drain(800)
+      .catch((err: unknown) => logger.error({ err }, "recording interrupted webhook attempts failed"))
+      .then(() => ctx.work.idle())
       .catch(() => undefined)
       .then(() => stopCheckpoints().catch(() => undefined))
       .finally(() => {

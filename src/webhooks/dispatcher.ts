@@ -242,7 +242,27 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Shutdown (README: within 2 s, even with a hung receiver): stops sending, records every attempt
+   * Shutdown (README: within 2 s, even with a hung receiver): sends nothing new, gives the requests
+   * on the wire up to `graceMs` real ms to answer (their results are recorded as usual, so a clean
+   * stop does not resend what a receiver just took), then interrupts the rest. Returns the number
+   * of attempts interrupted.
+   */
+  async drain(graceMs: number): Promise<number> {
+    this.stopped = true;
+    const deadline = performance.now() + graceMs;
+    for (;;) {
+      const left = deadline - performance.now();
+      const settled = this.pending();
+      if (!settled || left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+    return this.interrupt();
+  }
+
+  /**
+   * Stops sending at once, records every attempt
    * on the wire as interrupted (rescheduled as after a crash) and aborts its request. Parked rows
    * get their due time back. Returns the number of attempts interrupted.
    */
@@ -254,7 +274,10 @@ export class WebhookDispatcher implements DueWork {
       for (const f of flights) this.record(this.interrupted(f.row, f.n, f.at, now));
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
     });
-    for (const f of flights) f.abort.abort(new Error(INTERRUPTED_ERROR));
+    for (const f of flights) {
+      this.flights.delete(f.row.seq); // recorded: its aborted request's result is ignored (settleRow finds it settled)
+      f.abort.abort(new Error(INTERRUPTED_ERROR));
+    }
     return flights.length;
   }
 

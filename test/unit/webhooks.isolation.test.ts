@@ -6,6 +6,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { enqueueCard, makeCtx, startSilentServer, type TestCtx } from "./webhooks.support.js";
 
@@ -82,6 +83,23 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     const entries = t.ctx.journal.list({ limit: 10 });
     expect(entries.map((e) => e.attempts.length)).toEqual([1, 1, 1, 1, 1]);
     expect(entries.every((e) => e.status === "pending" && e.nextAttemptAt !== null)).toBe(true);
+  });
+
+  it("shutdown: a request that answers within the grace is recorded as usual, a hung one as interrupted", async () => {
+    const { t, receiver, silent } = await setup();
+    const hung = enqueueCard(t.ctx, silent.url, "tx_hung");
+    const quick = enqueueCard(t.ctx, receiver.url, "tx_quick");
+    t.ctx.work.poke();
+    await silent.waitForHits(1);
+    await receiver.waitFor(1);
+    expect(await t.ctx.webhooks.drain(300)).toBe(1); // the quick one answered within the grace
+    expect(t.ctx.journal.get(quick)).toMatchObject({ status: "delivered", attempts: [{ httpStatus: 200 }] });
+    expect(t.ctx.journal.get(hung)).toMatchObject({
+      status: "pending",
+      attempts: [{ httpStatus: null, error: INTERRUPTED_ERROR }],
+    });
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+    expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // stopped: sends nothing more
   });
 
   it("logs every failed attempt at warn with the URL (userinfo masked), the error and the next attempt time", async () => {
