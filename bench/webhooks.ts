@@ -63,7 +63,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
 
   const received = await receiver.received();
-  const pending = ctx.webhooks.journal({ status: "pending", limit: 1 }).length;
+  const pending = ctx.journal.list({ status: "pending", limit: 1 }).length;
   console.log(
     `enqueued ${COUNT} in ${enqueueSeconds.toFixed(2)} s; ${ran.deliveries} attempts in ${seconds.toFixed(2)} s; ` +
       `receiver got ${received}; pending left: ${pending}`,

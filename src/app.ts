@@ -20,6 +20,7 @@ import { registerSubscriptions } from "./modules/subscriptions/subscriptions.han
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerDocs } from "./sandbox/docs.js";
+import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -63,6 +64,15 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
   }
   const bearer = bearerAuth(ctx.auth);
   for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, bearer);
+  // CONTRACT §4 Chaos and faults: rate limit emulation, then scenario fault rules on the create routes
+  if (ctx.config.rateLimit) {
+    const limiter = rateLimit(ctx.config.rateLimit);
+    for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, (c, next) => (c.get("merchant") ? limiter(c, next) : next()));
+  }
+  for (const { path, flow } of FAULT_ROUTES) {
+    const faults = faultInjection(ctx.outcomes, ctx.scenarios, flow);
+    for (const prefix of GATEWAY_PREFIXES) app.post(`${prefix}${path}`, faults);
+  }
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);

@@ -43,6 +43,7 @@ export const SETTINGS = {
     schema: z
       .string()
       .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
+      .refine((s) => (parseInstant(s) ?? 0) <= Date.UTC(9999, 0, 1), "expected a time no later than 9999-01-01")
       .transform((s) => parseInstant(s) as number)
       .optional(),
   },
@@ -64,6 +65,16 @@ export const SETTINGS = {
     help: "default lifetime of card tokens, in days",
     schema: z.coerce.number().int().min(1).max(36500).default(90),
   },
+  rateLimit: {
+    env: "SANDBOX_RATE_LIMIT",
+    flag: "rate-limit",
+    help: "requests a minute (or second, hour) per merchant, like the live limit: 40/min; over it → 429",
+    schema: z
+      .string()
+      .regex(/^[1-9]\d{0,8}\/(s|sec|second|m|min|minute|h|hour)$/, "expected N/sec, N/min or N/hour, such as 40/min")
+      .transform(parseRateLimit)
+      .optional(),
+  },
   maxRetries: {
     env: "SANDBOX_MAX_RETRIES",
     flag: "max-retries",
@@ -71,6 +82,13 @@ export const SETTINGS = {
     schema: z.coerce.number().int().min(1).max(100).default(3),
   },
 } as const;
+
+/** `40/min` → 40 requests per 60,000 ms (CONTRACT §4 rate limit emulation). */
+export function parseRateLimit(text: string): { limit: number; windowMs: number } {
+  const [n, unit = "min"] = text.split("/");
+  const windowMs = unit.startsWith("s") ? 1_000 : unit.startsWith("h") ? 3_600_000 : 60_000;
+  return { limit: Number(n), windowMs };
+}
 
 type Settings = typeof SETTINGS;
 export type Config = { [K in keyof Settings]: z.output<Settings[K]["schema"]> } & {

@@ -33,6 +33,7 @@ import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
 import { SubscriptionScheduler } from "./scheduler/subscriptions.js";
 import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.js";
+import { WebhookJournal } from "./webhooks/journal.js";
 import { Outbox } from "./webhooks/outbox.js";
 
 export interface AppContext {
@@ -53,8 +54,10 @@ export interface AppContext {
   idempotency: IdempotencyService;
   /** Write side of the webhook outbox: enqueue inside the state change's transaction (it wakes the dispatcher). */
   outbox: Outbox;
-  /** The webhook dispatcher (a DueWork): sends, retries, the journal and replay. */
+  /** The webhook dispatcher (a DueWork): sends and retries. */
   webhooks: WebhookDispatcher;
+  /** The webhook delivery journal and replay (CONTRACT §4). */
+  journal: WebhookJournal;
   /** The outcome engine: card number → profile, profile + flow + amount → outcome (CONTRACT §3, §6). */
   outcomes: OutcomeEngine;
   /** One lifecycle for every kind of transaction: deadlines, settling, the control plane's complete. */
@@ -104,7 +107,8 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // webhooks: every enqueue wakes the dispatcher after its transaction commits
   const outbox = new Outbox(db, clock, ids, () => work.poke());
-  const webhooks = new WebhookDispatcher(db, clock, ids, () => work.poke(), opts.webhooks);
+  const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
+  const journal = new WebhookJournal(db, clock, ids, () => work.poke());
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
@@ -135,6 +139,8 @@ export function createContext(opts: ContextOptions): AppContext {
   work.register(new SubscriptionScheduler(billing, clock));
 
   const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios });
+  // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
+  control.onReset(() => webhooks.clear());
 
   return {
     config,
@@ -152,6 +158,7 @@ export function createContext(opts: ContextOptions): AppContext {
     idempotency,
     outbox,
     webhooks,
+    journal,
     outcomes,
     transactions,
     payments,

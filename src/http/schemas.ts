@@ -40,13 +40,17 @@ export const jsonResponse = <T extends z.ZodType>(schema: T, description: string
   content: { "application/json": { schema } },
 });
 
+/** Longest URL a request may give (issue 13: callbackUrl and redirect URLs; receivers refuse longer). */
+export const MAX_URL_LENGTH = 2048;
+
 /**
- * An absolute http(s) URL. Not `z.httpUrl()`: its host pattern needs a dotted domain with a TLD,
+ * An absolute http(s) URL of at most MAX_URL_LENGTH characters. Not `z.httpUrl()`: its host pattern needs a dotted domain with a TLD,
  * so it refuses `http://localhost:3000/...` and `http://127.0.0.1/...`, the usual targets here.
  */
 export const httpUrl = () =>
   z
     .string()
+    .max(MAX_URL_LENGTH)
     .refine((v) => {
       try {
         const u = new URL(v);

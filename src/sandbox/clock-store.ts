@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { sandboxState } from "../db/schema/index.js";
+import { sandboxState, transactions, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
 
 const KEY = "clock_now_ms";
@@ -12,10 +12,37 @@ export class ClockStore {
     private readonly clock: Clock,
   ) {}
 
-  /** The last saved virtual time, if any. */
+  /**
+   * Where a restart resumes (CONTRACT §1; issue 13 crash honesty): the last saved virtual time, but
+   * never behind the newest record. The clock is saved once a real second, so after a kill -9 the
+   * saved time can lag what was written since; time must not run backwards past it.
+   */
   load(): number | undefined {
     const row = this.db.select().from(sandboxState).where(eq(sandboxState.key, KEY)).get();
-    return row ? Number(row.value) : undefined;
+    const saved = row ? Number(row.value) : undefined;
+    const newest = this.newestRecordAt();
+    if (saved === undefined) return newest;
+    return newest === undefined ? saved : Math.max(saved, newest);
+  }
+
+  /** The latest virtual time any transaction, delivery or attempt was written at. */
+  newestRecordAt(): number | undefined {
+    const [a, b, c] = [
+      this.db
+        .select({ at: sql<number | null>`max(${transactions.updatedAt})` })
+        .from(transactions)
+        .get()?.at,
+      this.db
+        .select({ at: sql<number | null>`max(${webhookDeliveries.updatedAt})` })
+        .from(webhookDeliveries)
+        .get()?.at,
+      this.db
+        .select({ at: sql<number | null>`max(${webhookAttempts.at})` })
+        .from(webhookAttempts)
+        .get()?.at,
+    ];
+    const all = [a, b, c].filter((v): v is number => typeof v === "number");
+    return all.length === 0 ? undefined : Math.max(...all);
   }
 
   save(): void {

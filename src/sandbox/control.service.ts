@@ -18,6 +18,9 @@ import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
 import type { ClockStore } from "./clock-store.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
+/** The clock never passes this (issue 13): later dates have no 4-digit-year ISO 8601 form. */
+export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
+export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
 
 /** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
 const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
@@ -72,7 +75,10 @@ export class ControlService {
   }
 
   /** `{by: "P1D"}` or `{to: ISO}`; runs everything due on the way. Backwards → 400. */
-  async advance(input: { by?: string | undefined; to?: string | undefined }): Promise<{ now: string; ran: RanCounts }> {
+  async advance(
+    input: { by?: string | undefined; to?: string | undefined },
+    signal?: AbortSignal,
+  ): Promise<{ now: string; ran: RanCounts }> {
     const now = this.ctx.clock.nowMs();
     let target: number;
     if (input.by !== undefined && input.to !== undefined) throw badRequest("Give either by or to, not both");
@@ -80,10 +86,14 @@ export class ControlService {
       const d = parseDuration(input.by);
       if (!d) throw invalidField("by");
       target = addDuration(now, d);
+      if (!Number.isFinite(target) || target > MAX_CLOCK_MS) {
+        throw badRequest(`Invalid field: by (the clock cannot pass ${MAX_CLOCK_ISO}; now is ${toIso(now)})`);
+      }
     } else if (input.to !== undefined) {
       const t = parseInstant(input.to);
       if (t === undefined) throw invalidField("to");
       if (t < now) throw badRequest(`Invalid field: to (the clock cannot go backwards: now is ${toIso(now)})`);
+      if (t > MAX_CLOCK_MS) throw badRequest(`Invalid field: to (the clock cannot pass ${MAX_CLOCK_ISO})`);
       target = t;
     } else {
       throw badRequest("Missing required field: by (or to)");
@@ -93,10 +103,12 @@ export class ControlService {
     if (target - now > MAX_JUMP_MS) {
       throw badRequest(`Invalid field: ${input.by !== undefined ? "by" : "to"} (at most 100 years at once)`);
     }
-    const ran = await this.ctx.work.runUntil(target);
+    // In slices, yielding to other requests; stops where it is when the client goes away.
+    const ran = await this.ctx.work.runUntil(target, { signal });
     // Every 5-minute scheduler boundary passed over counts as a tick, whether or not it had work
     // (the scheduler itself wakes only where charges are due).
-    ran.ticks = Math.floor(target / SCHEDULER_TICK_MS) - Math.floor(now / SCHEDULER_TICK_MS);
+    const reached = this.ctx.clock.nowMs();
+    ran.ticks = Math.floor(reached / SCHEDULER_TICK_MS) - Math.floor(now / SCHEDULER_TICK_MS);
     this.ctx.clockStore.save();
     return { now: toIso(this.ctx.clock.nowMs()), ran };
   }

@@ -23,7 +23,7 @@ export function registerSandbox(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
 
   app.openapi(clockRoute, (c) => c.json({ now: toIso(ctx.clock.nowMs()), scale: ctx.clock.scale }, 200));
 
-  app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json")), 200));
+  app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200));
 
   app.openapi(loadScenarioRoute, async (c) => {
     const source = "POST /_sandbox/scenarios";

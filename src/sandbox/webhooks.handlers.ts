@@ -4,7 +4,7 @@ import type { AppEnv } from "../http/env.js";
 import { webhookJournalRoute, webhookReplayRoute } from "../webhooks/webhooks.routes.js";
 
 export function registerWebhooks(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
-  app.openapi(webhookJournalRoute, (c) => c.json(ctx.webhooks.journal(c.req.valid("query")), 200));
+  app.openapi(webhookJournalRoute, (c) => c.json(ctx.journal.list(c.req.valid("query")), 200));
 
-  app.openapi(webhookReplayRoute, (c) => c.json(ctx.webhooks.replay(c.req.valid("param").id), 201));
+  app.openapi(webhookReplayRoute, (c) => c.json(ctx.journal.replay(c.req.valid("param").id, c.req.valid("json") ?? {}), 201));
 }

@@ -26,6 +26,31 @@ export const outcomeSpecSchema = z
   })
   .strict();
 
+/** Bounds a scenario must keep (issue 13: loads stay cheap; README "Limits"). */
+export const SCENARIO_LIMITS = {
+  /** Serialized size of one document. */
+  bytes: 256 * 1024,
+  /** Scenarios loaded at once (a reload under the same name replaces, and does not count twice). */
+  loaded: 50,
+  merchants: 100,
+  cards: 1_000,
+  rules: 1_000,
+  /** FX rates: units per 1 EUR; beyond these, conversions lose all precision. */
+  minRate: 0.000001,
+  maxRate: 1_000_000_000,
+} as const;
+
+/** Webhook chaos rates per mode, each 0 (never) to 1 (every delivery) (CONTRACT §4). */
+export const webhookChaosSchema = z
+  .object({
+    duplicate: z.number().min(0).max(1).optional(),
+    reorder: z.number().min(0).max(1).optional(),
+    delay: z.number().min(0).max(1).optional(),
+    badSignature: z.number().min(0).max(1).optional(),
+    delayBy: duration.optional().describe("how long `delay` holds a delivery back (virtual time; default PT5M)"),
+  })
+  .strict();
+
 export const scenarioMerchantSchema = z
   .object({
     merchantKey: z.string().min(1),
@@ -36,6 +61,7 @@ export const scenarioMerchantSchema = z
     processingCurrency: currency.nullable().optional(),
     walletDomains: z.array(z.string().min(1)).default([]),
     name: z.string().min(1).optional(),
+    webhookChaos: webhookChaosSchema.optional(),
   })
   .strict();
 
@@ -94,10 +120,18 @@ export const scenarioSchema = z
       .min(1)
       .regex(/^[\w.-]+$/, "letters, digits, '.', '_' and '-' only"),
     description: z.string().optional(),
-    merchants: z.array(scenarioMerchantSchema).default([]),
-    fxRates: z.record(currency, z.number().positive()).default({}),
-    cards: z.array(scenarioCardSchema).default([]),
-    rules: z.array(scenarioRuleSchema).default([]),
+    merchants: z.array(scenarioMerchantSchema).max(SCENARIO_LIMITS.merchants).default([]),
+    fxRates: z
+      .record(
+        currency,
+        z
+          .number()
+          .min(SCENARIO_LIMITS.minRate, `expected a rate of at least ${SCENARIO_LIMITS.minRate}`)
+          .max(SCENARIO_LIMITS.maxRate, `expected a rate of at most ${SCENARIO_LIMITS.maxRate}`),
+      )
+      .default({}),
+    cards: z.array(scenarioCardSchema).max(SCENARIO_LIMITS.cards).default([]),
+    rules: z.array(scenarioRuleSchema).max(SCENARIO_LIMITS.rules).default([]),
     startTime: z
       .string()
       .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")

@@ -10,7 +10,7 @@ import type { Merchant } from "../db/schema/index.js";
 import { scenarios } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
 import { badRequest } from "../platform/errors.js";
-import { describeIssues, type Scenario, scenarioSchema } from "./scenario.schema.js";
+import { describeIssues, SCENARIO_LIMITS, type Scenario, scenarioSchema } from "./scenario.schema.js";
 
 /** Where a scenario's merchants go (the merchants service), seen from below. */
 export interface MerchantStore {
@@ -30,16 +30,26 @@ export class ScenarioService {
 
   /** Validates and loads one document; all or nothing. Throws a 400 SandboxError naming the path. */
   load(document: unknown, source: string): Scenario {
+    const bytes = Buffer.byteLength(JSON.stringify(document) ?? "");
+    if (bytes > SCENARIO_LIMITS.bytes) {
+      throw badRequest(`Invalid scenario (${source}): (root): ${bytes} bytes, at most ${SCENARIO_LIMITS.bytes} allowed`);
+    }
     const parsed = scenarioSchema.safeParse(document);
     if (!parsed.success) throw badRequest(`Invalid scenario (${source}): ${describeIssues(parsed.error)}`);
     const scenario = parsed.data;
+    const loaded = this.all();
+    if (loaded.length >= SCENARIO_LIMITS.loaded && !loaded.some((s) => s.name === scenario.name)) {
+      throw badRequest(
+        `Invalid scenario (${source}): name: ${SCENARIO_LIMITS.loaded} scenarios are loaded, the most at once (reload one by its name, or reset)`,
+      );
+    }
     inTransaction(this.db, () => {
       this.merchants.upsertMany(
         scenario.merchants.map((m) => ({
           ...m,
           processingCurrency: m.processingCurrency ?? null,
           name: m.name ?? null,
-          webhookChaos: null,
+          webhookChaos: m.webhookChaos ?? null,
           source: scenario.name,
         })),
         "merchants",

@@ -5,6 +5,7 @@
  * instant as it goes, so a jump over a year runs the same work, in the same order, as a year
  * of waiting would (CONTRACT §3 Time, §4 clock/advance).
  */
+import { performance } from "node:perf_hooks";
 import type { Clock } from "../platform/clock.js";
 
 export interface DueWork {
@@ -14,7 +15,30 @@ export interface DueWork {
   nextDueAt(): number | undefined;
   /** Does what is due at `now`; returns counts to add to `ran`. */
   run(now: number): Promise<Record<string, number>> | Record<string, number>;
+  /**
+   * Work run() started and left under way (webhook requests on the wire): a promise that settles
+   * when some of it finishes and is recorded, or undefined when none is. A settling run waits on
+   * it before it moves the clock on or returns, so what finishes can make more work due first.
+   */
+  pending?(): Promise<void> | undefined;
 }
+
+export interface RunOptions {
+  /**
+   * true (default): return only once everything due by the target has been attempted and recorded
+   * (clock advance, tests). false: start what is due and return (background pokes and the
+   * once-a-second tick), so one slow source never holds the others up.
+   */
+  settle?: boolean;
+  /**
+   * Stops the run between two pieces of work once aborted (clock advance: the client went away).
+   * What ran stays done and the clock stays at the last instant fully run, never past it.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Real ms of work after which a run yields to other I/O (issue 13: health stays fast during a long advance). */
+const SLICE_MS = 10;
 
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
 
@@ -25,6 +49,7 @@ export class DueWorkRunner {
   private readonly sources: DueWork[] = [];
   private chain: Promise<unknown> = Promise.resolve();
   private pokeScheduled = false;
+  private pokeWaiters: Array<() => void> = [];
 
   constructor(private readonly clock: Clock) {}
 
@@ -36,19 +61,21 @@ export class DueWorkRunner {
    * Runs all work due up to `target` (default: now), advancing the clock through each due
    * instant and finally to `target`. Calls are serialized: one run at a time.
    */
-  runUntil(target?: number): Promise<RanCounts> {
-    const run = this.chain.then(() => this.runSerial(target));
+  runUntil(target?: number, opts: RunOptions = {}): Promise<RanCounts> {
+    const run = this.chain.then(() => this.runSerial(target, opts.settle ?? true, opts.signal));
     this.chain = run.catch(() => undefined);
     return run;
   }
 
   /** Asks for a run soon (coalesced): services call it after enqueuing work due now. */
   poke(): void {
+    // a settling run waiting on requests in flight looks again at once
+    for (const wake of this.pokeWaiters.splice(0)) wake();
     if (this.pokeScheduled) return;
     this.pokeScheduled = true;
     setImmediate(() => {
       this.pokeScheduled = false;
-      void this.runUntil().catch(() => undefined);
+      void this.runUntil(undefined, { settle: false }).catch(() => undefined);
     });
   }
 
@@ -57,14 +84,31 @@ export class DueWorkRunner {
     return this.chain;
   }
 
-  private async runSerial(target?: number): Promise<RanCounts> {
+  private async runSerial(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
     const until = target ?? this.clock.nowMs();
+    let sliceStart = performance.now();
     for (let step = 0; step < MAX_STEPS; step++) {
+      if (performance.now() - sliceStart > SLICE_MS) {
+        // run in slices: let requests (health, payments, results of webhooks) in between
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      if (signal?.aborted) return ran;
       let best: { source: DueWork; at: number } | undefined;
       for (const source of this.sources) {
         const at = source.nextDueAt();
         if (at !== undefined && at <= until && (best === undefined || at < best.at)) best = { source, at };
+      }
+      if (settle && (!best || best.at > this.clock.nowMs())) {
+        // before time moves on (or the run ends), what is under way must finish: its results
+        // (a retry time, the next delivery of an orderKey) may be due before `best`
+        const waits = this.sources.map((s) => s.pending?.()).filter((p): p is Promise<void> => p !== undefined);
+        if (waits.length > 0) {
+          for (const w of waits) w.catch(() => undefined); // the race reports it; later ones are not unhandled
+          await Promise.race([...waits, new Promise<void>((resolve) => this.pokeWaiters.push(resolve))]);
+          continue;
+        }
       }
       if (!best) break;
       if (best.at > this.clock.nowMs()) this.clock.advanceTo(best.at);

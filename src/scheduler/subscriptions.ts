@@ -13,8 +13,11 @@ import type { DueWork } from "./due-work.js";
 /** The recurring scheduler runs every 5 virtual minutes (interface §8). */
 export const SCHEDULER_TICK_MS = 5 * 60_000;
 
-/** Subscriptions per database transaction: memory stays flat however many are due. */
-export const SUBSCRIPTION_BATCH = 500;
+/**
+ * Subscriptions per database transaction and per run(): memory stays flat however many are due,
+ * and a batch (~10 ms) is the slice a long clock advance yields to other requests after.
+ */
+export const SUBSCRIPTION_BATCH = 100;
 
 /** The first scheduler tick at or after `ms`. */
 export const tickAtOrAfter = (ms: number): number => Math.ceil(ms / SCHEDULER_TICK_MS) * SCHEDULER_TICK_MS;
@@ -37,23 +40,26 @@ export class SubscriptionScheduler implements DueWork {
     private readonly batch = SUBSCRIPTION_BATCH,
   ) {}
 
+  /** The tick whose charges did not all fit in one batch: the next run() continues it at that instant. */
+  private resumeAt: number | undefined;
+
   nextDueAt(): number | undefined {
+    // a running clock (time scale) moves on while a tick's batches run: they stay that tick's
+    if (this.resumeAt !== undefined) return this.resumeAt;
     const at = this.subscriptions.earliestLookAt();
     return at === undefined ? undefined : tickAtOrAfter(Math.max(at, this.clock.nowMs()));
   }
 
   /**
-   * Charges everything due at `now`, batch after batch (each batch one transaction), until a
-   * query finds nothing: a subscription whose next slot is still due (a late run catching up)
-   * comes back in a later batch, in date order.
+   * Charges one batch of what is due at `now` (one transaction). The runner asks again while
+   * more is due, so a long advance runs in slices that other requests get between (issue 13): a
+   * subscription whose next slot is still due (a late run catching up) comes back in a later
+   * batch, in date order.
    */
   run(now: number): { charges: number } {
-    let charges = 0;
-    for (;;) {
-      const r = this.subscriptions.runDue(now, this.batch);
-      charges += r.charges;
-      if (r.rows === 0) break;
-    }
+    const at = this.resumeAt ?? now;
+    const { rows, charges } = this.subscriptions.runDue(at, this.batch);
+    this.resumeAt = rows >= this.batch ? at : undefined;
     return { charges };
   }
 }

@@ -1,29 +1,37 @@
 /**
- * The webhook dispatcher (CONTRACT §3 Webhooks, §4 journal and replay): a DueWork that POSTs the
- * due rows of the outbox with undici, retries on the live gateway's schedule, keeps one orderKey's
- * deliveries in order, and survives a crash without losing a delivery or repeating an attempt number.
+ * The webhook dispatcher (CONTRACT §3 Webhooks): a DueWork that POSTs the due rows of the outbox
+ * with undici, retries on the live gateway's schedule, keeps one orderKey's deliveries in order,
+ * and survives a crash without losing a delivery or repeating an attempt number. The journal and
+ * replay are journal.ts.
+ *
+ * One receiver cannot hold up another (issue 13): `run()` starts requests and returns without
+ * waiting for them; each result is recorded as it arrives (the results of one I/O turn in one
+ * transaction) and pokes the runner, so newly due work is picked up while earlier requests are in
+ * flight. Each destination (scheme://userinfo@host:port) has at most `concurrency` requests (and
+ * sockets) at once; due rows beyond that wait in memory, parked off the due index, in due order.
+ * A settling run (`runUntil`, clock advance) waits through `pending()` before it moves the clock on.
  *
  * LIMITATIONS:
- * - "within 10 s" is real time, not virtual: a timer aborts the request (undici's own headersTimeout
- *   and bodyTimeout are set too, but tick in ~1 s steps).
- * - A run returns when its last request settles, so one slow receiver (up to 10 s) delays the
- *   next run (later retries, other due work) though not the other deliveries of the same run.
+ * - "within 10 s" is real time, not virtual: a timer aborts the request.
  * - Redirects are not followed: a 3xx is a failed attempt, as any non-2xx.
  */
 import { performance } from "node:perf_hooks";
+import pino from "pino";
 import type { Agent } from "undici";
 import { type Db, inTransaction } from "../db/client.js";
+import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
-import { notFound } from "../platform/errors.js";
-import type { Ids } from "../platform/ids.js";
 import type { DueWork } from "../scheduler/due-work.js";
-import { type DeliveryRow, type DeliveryStatus, type DueRow, type JournalFilter, WebhooksRepo } from "./webhooks.repo.js";
+import { maskUrl } from "./journal.js";
+import { type DeliveryStatus, type DueRow, WebhooksRepo } from "./webhooks.repo.js";
 
 /** Minutes between a failed attempt n (1-based) and attempt n+1 (CONTRACT §3: 2, 4, 8, 16, 32). */
 export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
 const MINUTE = 60_000;
+/** Due rows taken off the due index per claim (the runner calls run() again while more are due). */
+const CLAIM_BATCH = 1_000;
 
 /** undici is loaded on the first delivery, not at start: it is ~1 MiB that cold start need not parse. */
 let undici: Promise<typeof import("undici")> | undefined;
@@ -35,25 +43,10 @@ const loadUndici = () => {
 export interface DispatcherOptions {
   /** A delivery succeeds on a 2xx within this many real ms (CONTRACT: 10 s; tests shorten it). */
   timeoutMs?: number;
-  /** Deliveries in flight at once (different orderKeys only). */
+  /** Requests (and sockets) in flight at once to one destination (different orderKeys only). */
   concurrency?: number;
-}
-
-/** One entry of `GET /_sandbox/webhooks` (CONTRACT §4). */
-export interface JournalEntry {
-  id: string;
-  kind: string;
-  url: string;
-  headers: Record<string, string>;
-  body: unknown;
-  status: DeliveryStatus;
-  transactionId: string | null;
-  subscriptionId: string | null;
-  eventStatus: string;
-  createdAt: string;
-  nextAttemptAt: string | null;
-  replayOf: string | null;
-  attempts: Array<{ at: string; httpStatus: number | null; error: string | null }>;
+  /** Failed attempts are logged at warn. */
+  logger?: Logger;
 }
 
 interface Outcome {
@@ -67,10 +60,42 @@ interface Outcome {
   durationMs: number;
 }
 
+interface Flight {
+  row: DueRow;
+  n: number;
+  at: number;
+  dest: string;
+  abort: AbortController;
+}
+
+interface Destination {
+  active: number;
+  /** Parked rows (seq, id), oldest due first. */
+  queue: Array<{ seq: number; id: string }>;
+}
+
 /** When attempt `n` (1-based) failed at `failedAt`: the next attempt's time, or null when it was the last. */
 export function nextAttemptAfter(n: number, failedAt: number): number | null {
   const delay = RETRY_DELAYS_MIN[n - 1];
   return delay === undefined ? null : failedAt + delay * MINUTE;
+}
+
+/** The destination a per-destination limit counts against: `scheme://[userinfo@]host[:port]`. */
+export function destinationOf(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? url;
+}
+
+/**
+ * A callbackUrl's `user:password@` becomes HTTP Basic auth, as curl and browsers send it (fetch
+ * and undici refuse or drop userinfo); the URL goes without it.
+ */
+function splitUserinfo(raw: string): { url: string; authorization?: { Authorization: string } } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) return { url: raw };
+  const u = new URL(raw);
+  const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  u.username = "";
+  u.password = "";
+  return { url: u.toString(), authorization: { Authorization: `Basic ${Buffer.from(creds).toString("base64")}` } };
 }
 
 function describe(err: unknown): string {
@@ -86,27 +111,38 @@ export class WebhookDispatcher implements DueWork {
   private agent: Promise<Agent> | undefined;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
-  private readonly batch: number;
+  private readonly logger: Logger;
+  private readonly flights = new Map<number, Flight>();
+  private readonly dests = new Map<string, Destination>();
+  /** Destinations with parked rows and room for another request. */
+  private readonly ready = new Set<string>();
+  private parkedCount = 0;
+  /** When the oldest parked row became due to us (what nextDueAt reports while one can go). */
+  private parkedAt = 0;
+  private done: Outcome[] = [];
+  private flushScheduled = false;
+  private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+  private stopped = false;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    private readonly ids: Ids,
     private readonly poke: () => void,
     opts: DispatcherOptions = {},
   ) {
     this.repo = new WebhooksRepo(db);
     this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.concurrency = opts.concurrency ?? 64;
-    this.batch = Math.max(1, Math.floor(this.concurrency / 4));
+    this.concurrency = Math.max(1, opts.concurrency ?? 64);
+    this.logger = opts.logger ?? pino({ level: "silent" });
   }
 
-  /** One keep-alive agent for every delivery, made on first use. */
+  /** One keep-alive agent for every delivery, made on first use; at most `concurrency` sockets per origin. */
   private http(): Promise<Agent> {
     this.agent ??= loadUndici().then(
       ({ Agent }) =>
         new Agent({
           keepAliveTimeout: 4_000,
+          connections: this.concurrency,
           headersTimeout: this.timeoutMs,
           bodyTimeout: this.timeoutMs,
           connect: { timeout: this.timeoutMs },
@@ -115,59 +151,82 @@ export class WebhookDispatcher implements DueWork {
     return this.agent;
   }
 
-  /** DueWork: the earliest due time of a delivery that run() would send (blocked rows have none). */
-  nextDueAt(): number | undefined {
-    return this.repo.nextDueAt();
+  /** Requests on the wire now (tests, shutdown). */
+  get inFlight(): number {
+    return this.flights.size;
   }
 
   /**
-   * DueWork: sends every delivery due at `now`, up to `concurrency` at a time, including those that
-   * become due during the run because the delivery ahead of them in their orderKey settled.
-   * Each batch is marked in flight in one committed transaction before it is sent; results are
-   * recorded (and the next batch claimed) in one transaction per wake-up.
+   * DueWork: the earliest due time of a delivery that run() would send now: a parked row whose
+   * destination has room, else the due index (parked rows and rows blocked behind their orderKey have none).
    */
-  async run(now: number): Promise<{ deliveries: number }> {
-    let attempts = 0;
-    let inFlight = 0;
-    const done: Outcome[] = [];
-    let wake: (() => void) | undefined;
-    for (;;) {
-      const room = this.concurrency - inFlight;
-      const claimed = inTransaction(this.db, () => {
-        for (const o of done.splice(0)) this.record(o);
-        return this.claim(now, room);
+  nextDueAt(): number | undefined {
+    if (this.stopped) return undefined;
+    const dbNext = this.repo.nextDueAt();
+    if (this.ready.size > 0) return dbNext === undefined ? this.parkedAt : Math.min(dbNext, this.parkedAt);
+    return dbNext;
+  }
+
+  /**
+   * DueWork: starts every delivery due at `now` that its destination has room for and parks the
+   * rest; does not wait for the requests (their results are recorded as they arrive, see flush).
+   * Rows are marked in flight in one committed transaction before they are sent.
+   */
+  run(now: number): { deliveries: number } {
+    if (this.stopped) return { deliveries: 0 };
+    const at = this.clock.nowMs();
+    const starts = inTransaction(this.db, () => {
+      const out: Flight[] = [];
+      // parked rows were due first: they go before anything newly due
+      for (const key of [...this.ready]) {
+        const dest = this.dests.get(key);
+        if (!dest) continue;
+        while (dest.active < this.concurrency && dest.queue.length > 0) {
+          const p = dest.queue.shift() as { seq: number; id: string };
+          this.parkedCount--;
+          const row = this.repo.parked(p.seq);
+          if (!row || row.id !== p.id) continue; // reset or settled meanwhile
+          out.push(this.claimRow(row, key, dest, at));
+        }
+        this.ready.delete(key);
+      }
+      // a running clock (time scale) may have moved past `now`: what is due by then is due too
+      for (const row of this.repo.dueRows(Math.max(now, at), CLAIM_BATCH)) {
+        const key = destinationOf(row.url);
+        const dest = this.dest(key);
+        if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
+        else {
+          this.repo.parkRow(row.seq);
+          if (this.parkedCount === 0) this.parkedAt = at;
+          this.parkedCount++;
+          dest.queue.push({ seq: row.seq, id: row.id });
+        }
+      }
+      return out;
+    });
+    for (const f of starts) {
+      void this.send(f).then((o) => {
+        this.done.push(o);
+        this.scheduleFlush();
       });
-      for (const c of claimed) {
-        inFlight++;
-        attempts++;
-        void this.send(c.row, c.n, c.at).then((o) => {
-          inFlight--;
-          done.push(o);
-          wake?.();
-        });
-      }
-      if (inFlight === 0 && done.length === 0) break;
-      // While the queue is deep, record results in batches (one transaction each); once it is
-      // drained, record each result at once so the next delivery of its orderKey leaves promptly.
-      const want = claimed.length === room ? this.batch : 1;
-      if (done.length < want && inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          wake = () => {
-            if (done.length >= want || inFlight === 0) resolve();
-          };
-        });
-      }
-      wake = undefined;
-      // let the other responses of this I/O turn arrive too
-      await new Promise((resolve) => setImmediate(resolve));
     }
-    return { deliveries: attempts };
+    return { deliveries: starts.length };
+  }
+
+  /**
+   * DueWork: while requests are on the wire, a promise that settles once some of their results
+   * are recorded (rejects if recording failed); undefined when nothing is in flight.
+   */
+  pending(): Promise<void> | undefined {
+    if (this.flights.size === 0 && this.done.length === 0) return undefined;
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   /**
    * Startup (CONTRACT §3: durable deliveries): attempts a crash left in flight are recorded as
    * interrupted and rescheduled like failed ones, so none is lost and no attempt number repeats;
-   * a pending head that lost its due time gets one. Returns the number of interrupted attempts.
+   * a pending head that lost its due time (a parked row, say) gets one. Returns the number of
+   * interrupted attempts.
    */
   recover(): number {
     return inTransaction(this.db, () => {
@@ -175,71 +234,58 @@ export class WebhookDispatcher implements DueWork {
       const rows = this.repo.inFlightRows();
       for (const row of rows) {
         const at = row.inFlightSince ?? now;
-        this.record({
-          row,
-          n: row.attemptCount,
-          at,
-          endedAt: Math.max(now, at),
-          ok: false,
-          httpStatus: null,
-          error: INTERRUPTED_ERROR,
-          durationMs: 0,
-        });
+        this.record(this.interrupted(row, row.attemptCount, at, now));
       }
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
       return rows.length;
     });
   }
 
-  /** `GET /_sandbox/webhooks` (CONTRACT §4): newest first. */
-  journal(filter: JournalFilter): JournalEntry[] {
-    const rows = this.repo.list(filter);
-    const attempts = new Map<string, JournalEntry["attempts"]>();
-    for (const a of this.repo.attemptsOf(rows.map((r) => r.id))) {
-      const list = attempts.get(a.deliveryId) ?? [];
-      if (list.length === 0) attempts.set(a.deliveryId, list);
-      list.push({ at: toIso(a.at), httpStatus: a.httpStatus, error: a.error });
+  /**
+   * Shutdown (README: within 2 s, even with a hung receiver): sends nothing new, gives the requests
+   * on the wire up to `graceMs` real ms to answer (their results are recorded as usual, so a clean
+   * stop does not resend what a receiver just took), then interrupts the rest. Returns the number
+   * of attempts interrupted.
+   */
+  async drain(graceMs: number): Promise<number> {
+    this.stopped = true;
+    const deadline = performance.now() + graceMs;
+    for (;;) {
+      const left = deadline - performance.now();
+      const settled = this.pending();
+      if (!settled || left <= 0) break;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
     }
-    return rows.map((r) => this.present(r, attempts.get(r.id) ?? []));
-  }
-
-  /** One journal entry, or 404. */
-  get(id: string): JournalEntry {
-    const row = this.repo.byId(id);
-    if (!row) throw notFound(`Webhook delivery not found: ${id}`);
-    const attempts = this.repo.attemptsOf([id]).map((a) => ({ at: toIso(a.at), httpStatus: a.httpStatus, error: a.error }));
-    return this.present(row, attempts);
+    return this.interrupt();
   }
 
   /**
-   * `POST /_sandbox/webhooks/{id}/replay` (CONTRACT §4): the same url, body and signature as a new
-   * delivery, due now, under its own orderKey so nothing queued ahead of the original blocks it.
+   * Stops sending at once, records every attempt
+   * on the wire as interrupted (rescheduled as after a crash) and aborts its request. Parked rows
+   * get their due time back. Returns the number of attempts interrupted.
    */
-  replay(id: string): JournalEntry {
-    const original = this.repo.byId(id);
-    if (!original) throw notFound(`Webhook delivery not found: ${id}`);
+  interrupt(): number {
+    this.stopped = true;
+    const flights = [...this.flights.values()];
     const now = this.clock.nowMs();
-    const newId = this.ids.next("webhook");
-    this.repo.insert({
-      id: newId,
-      merchantKey: original.merchantKey,
-      kind: original.kind,
-      orderKey: newId,
-      transactionId: original.transactionId,
-      subscriptionId: original.subscriptionId,
-      eventStatus: original.eventStatus,
-      url: original.url,
-      headers: { ...original.headers, "X-Sandbox-Delivery-Id": newId },
-      body: original.body,
-      status: "pending",
-      attemptCount: 0,
-      nextAttemptAt: now,
-      replayOf: original.id,
-      createdAt: now,
-      updatedAt: now,
+    inTransaction(this.db, () => {
+      for (const f of flights) this.record(this.interrupted(f.row, f.n, f.at, now));
+      for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
     });
-    this.poke();
-    return this.get(newId);
+    for (const f of flights) {
+      this.flights.delete(f.row.seq); // recorded: its aborted request's result is ignored (settleRow finds it settled)
+      f.abort.abort(new Error(INTERRUPTED_ERROR));
+    }
+    return flights.length;
+  }
+
+  /** Forgets parked rows (reset dropped them). */
+  clear(): void {
+    for (const dest of this.dests.values()) dest.queue.length = 0;
+    this.ready.clear();
+    this.parkedCount = 0;
   }
 
   /** Closes the keep-alive connections (tests, shutdown). */
@@ -247,19 +293,30 @@ export class WebhookDispatcher implements DueWork {
     if (this.agent) await (await this.agent).close();
   }
 
-  private claim(now: number, limit: number): Array<{ row: DueRow; n: number; at: number }> {
-    if (limit <= 0) return [];
-    const at = this.clock.nowMs();
-    // a running clock (time scale) may have moved past `now`: what is due by then is due too
-    return this.repo.dueRows(Math.max(now, at), limit).map((row) => {
-      this.repo.markInFlightRow(row.seq, at);
-      return { row, n: row.attemptCount + 1, at };
-    });
+  private dest(key: string): Destination {
+    let dest = this.dests.get(key);
+    if (!dest) {
+      dest = { active: 0, queue: [] };
+      this.dests.set(key, dest);
+    }
+    return dest;
   }
 
-  private async send(row: DueRow, n: number, at: number): Promise<Outcome> {
+  private claimRow(row: DueRow, key: string, dest: Destination, at: number): Flight {
+    this.repo.markInFlightRow(row.seq, at);
+    dest.active++;
+    const f: Flight = { row, n: row.attemptCount + 1, at, dest: key, abort: new AbortController() };
+    this.flights.set(row.seq, f);
+    return f;
+  }
+
+  private interrupted(row: DueRow, n: number, at: number, now: number): Outcome {
+    return { row, n, at, endedAt: Math.max(now, at), ok: false, httpStatus: null, error: INTERRUPTED_ERROR, durationMs: 0 };
+  }
+
+  private async send(f: Flight): Promise<Outcome> {
+    const { row, n, at, abort } = f;
     const start = performance.now();
-    const abort = new AbortController();
     const timer = setTimeout(
       () => abort.abort(new Error(`timeout: no complete answer within ${this.timeoutMs} ms`)),
       this.timeoutMs,
@@ -276,10 +333,11 @@ export class WebhookDispatcher implements DueWork {
     });
     try {
       const [{ request }, agent] = await Promise.all([loadUndici(), this.http()]);
-      const res = await request(row.url, {
+      const { url, authorization } = splitUserinfo(row.url);
+      const res = await request(url, {
         dispatcher: agent,
         method: "POST",
-        headers: { ...row.headers, "X-Sandbox-Attempt": String(n) },
+        headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
         body: row.body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
@@ -292,6 +350,42 @@ export class WebhookDispatcher implements DueWork {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Results that arrived in one I/O turn are recorded in one transaction (throughput). */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.done;
+    this.done = [];
+    const waiters = this.waiters;
+    this.waiters = [];
+    try {
+      inTransaction(this.db, () => {
+        for (const o of batch) this.record(o);
+      });
+    } catch (err) {
+      if (waiters.length === 0) this.logger.error({ err }, "recording webhook attempts failed");
+      for (const w of waiters) w.reject(err);
+      return;
+    } finally {
+      for (const o of batch) {
+        this.flights.delete(o.row.seq);
+        const key = destinationOf(o.row.url);
+        const dest = this.dests.get(key);
+        if (!dest) continue;
+        dest.active = Math.max(0, dest.active - 1);
+        if (dest.queue.length > 0) this.ready.add(key);
+        else if (dest.active === 0) this.dests.delete(key);
+      }
+    }
+    for (const w of waiters) w.resolve();
+    if (!this.stopped) this.poke();
   }
 
   /** Writes an attempt's result (inside the caller's transaction) and moves its orderKey on when it settled. */
@@ -307,28 +401,19 @@ export class WebhookDispatcher implements DueWork {
       error: o.error,
       durationMs: o.durationMs,
     });
+    if (!o.ok) {
+      this.logger.warn(
+        {
+          deliveryId: o.row.id,
+          url: maskUrl(o.row.url),
+          attempt: o.n,
+          httpStatus: o.httpStatus,
+          error: o.error,
+          nextAttemptAt: next === null ? null : toIso(next),
+        },
+        `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? "no more attempts" : `next at ${toIso(next)}`}`,
+      );
+    }
     if (status !== "pending") this.repo.promoteNext(o.row.orderKey, o.endedAt);
-  }
-
-  private present(r: DeliveryRow, attempts: JournalEntry["attempts"]): JournalEntry {
-    let body: unknown = r.body;
-    try {
-      body = JSON.parse(r.body);
-    } catch {}
-    return {
-      id: r.id,
-      kind: r.kind,
-      url: r.url,
-      headers: r.headers,
-      body,
-      status: r.status,
-      transactionId: r.transactionId,
-      subscriptionId: r.subscriptionId,
-      eventStatus: r.eventStatus,
-      createdAt: toIso(r.createdAt),
-      nextAttemptAt: r.nextAttemptAt === null ? null : toIso(r.nextAttemptAt),
-      replayOf: r.replayOf,
-      attempts,
-    };
   }
 }

@@ -8,8 +8,12 @@ import type { Merchant } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
+import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
-import { WebhooksRepo } from "./webhooks.repo.js";
+import { type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
+
+/** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
+const MAX_CALLBACK_URL = 2048;
 
 export interface EnqueueInput {
   merchant: Merchant;
@@ -33,6 +37,7 @@ export interface EnqueueInput {
  * (interface §6.1). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
  */
 export function callbackTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
+  if (callbackUrl.length > MAX_CALLBACK_URL) throw invalidField("callbackUrl");
   let u: URL;
   try {
     u = new URL(callbackUrl);
@@ -74,7 +79,8 @@ export class Outbox {
     const id = this.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
     const blocked = this.repo.hasPending(orderKey);
-    this.repo.insert({
+    const rates = input.merchant.webhookChaos;
+    const row = {
       id,
       merchantKey: input.merchant.merchantKey,
       kind: input.kind,
@@ -94,7 +100,22 @@ export class Outbox {
       nextAttemptAt: blocked ? null : now,
       createdAt: now,
       updatedAt: now,
+    } satisfies NewDeliveryInput;
+    if (!rates) {
+      this.repo.insert(row);
+      return id;
+    }
+    // opt-in webhook chaos (CONTRACT §4): only merchants whose scenario asks for it pay for this
+    let mode = decideChaos(rates, id);
+    // the delivery that overtakes a held one goes now (else two held ones would just keep their order)
+    const overtakes = input.transactionId ? this.repo.hasHeld(input.transactionId) : false;
+    if (mode === "reorder" && overtakes) mode = null;
+    const ids = insertWithChaos(this.repo, row, mode, {
+      now,
+      delayBy: typeof rates.delayBy === "string" ? rates.delayBy : undefined,
+      nextId: () => this.ids.next("webhook"),
     });
+    if (input.transactionId && overtakes) releaseReordered(this.repo, input.transactionId, ids, now);
     this.wake();
     return id;
   }

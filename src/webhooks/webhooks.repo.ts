@@ -38,6 +38,8 @@ export class WebhooksRepo {
   private readonly promote;
   private readonly pendingOfKey;
   private readonly add;
+  private readonly park;
+  private readonly parkedRow;
 
   constructor(private readonly db: Db) {
     this.nextDue = db
@@ -107,9 +109,28 @@ export class WebhooksRepo {
         nextAttemptAt: sql.placeholder("nextAttemptAt"),
         inFlightSince: sql.placeholder("inFlightSince"),
         replayOf: sql.placeholder("replayOf"),
+        chaos: sql.placeholder("chaos"),
         createdAt: sql.placeholder("createdAt"),
         updatedAt: sql.placeholder("updatedAt"),
       })
+      .prepare();
+    this.park = db
+      .update(d)
+      .set({ nextAttemptAt: null })
+      .where(eq(d.seq, sql.placeholder("seq")))
+      .prepare();
+    this.parkedRow = db
+      .select({
+        seq: d.seq,
+        id: d.id,
+        orderKey: d.orderKey,
+        url: d.url,
+        headers: d.headers,
+        body: d.body,
+        attemptCount: d.attemptCount,
+      })
+      .from(d)
+      .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.status, "pending"), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
       .prepare();
     const head = db
       .select({ seq: d.seq })
@@ -130,6 +151,19 @@ export class WebhooksRepo {
 
   dueRows(now: number, limit: number): DueRow[] {
     return this.due.all({ now, limit });
+  }
+
+  /**
+   * Takes a due row off the due index while it waits in memory for its destination's turn (the
+   * dispatcher's per-destination limit). A crash leaves it an orphan head, which recover() re-dues.
+   */
+  parkRow(seq: number): void {
+    this.park.run({ seq });
+  }
+
+  /** A parked row, if it is still parked (not reset, settled or claimed meanwhile). */
+  parked(seq: number): DueRow | undefined {
+    return this.parkedRow.get({ seq });
   }
 
   markInFlightRow(seq: number, at: number): void {
@@ -186,6 +220,40 @@ export class WebhooksRepo {
 
   insert(row: NewDeliveryInput): void {
     this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
+  }
+
+  /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */
+  hasHeld(transactionId: string): boolean {
+    return (
+      this.db
+        .select({ seq: d.seq })
+        .from(d)
+        .where(and(eq(d.transactionId, transactionId), eq(d.chaos, "reorder"), eq(d.status, "pending"), eq(d.attemptCount, 0)))
+        .limit(1)
+        .get() !== undefined
+    );
+  }
+
+  /** Reordered deliveries of a transaction not yet attempted (chaos.ts): due at `at`. */
+  releaseHeld(transactionId: string, except: string[], at: number): void {
+    this.db
+      .update(d)
+      .set({ nextAttemptAt: at, updatedAt: at })
+      .where(
+        and(
+          eq(d.transactionId, transactionId),
+          eq(d.chaos, "reorder"),
+          eq(d.status, "pending"),
+          eq(d.attemptCount, 0),
+          isNull(d.inFlightSince),
+          isNotNull(d.nextAttemptAt),
+          sql`${d.id} NOT IN (${sql.join(
+            except.map((e) => sql`${e}`),
+            sql`, `,
+          )})`,
+        ),
+      )
+      .run();
   }
 
   byId(id: string): DeliveryRow | undefined {

@@ -1,5 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
+import { parseDuration } from "../platform/duration.js";
+import { CHAOS_MODES } from "./chaos.js";
 
 const tags = ["Sandbox control plane"];
 const security = [{ AdminToken: [] }];
@@ -31,6 +33,10 @@ export const WebhookDeliverySchema = z
       .nullable()
       .openapi({ description: "When the next attempt is due; null when settled or waiting behind an earlier delivery" }),
     replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
+    chaos: z
+      .string()
+      .nullable()
+      .openapi({ description: "The chaos mode applied to this delivery (duplicate, reorder, delay, badSignature), or null" }),
     attempts: z.array(WebhookAttemptSchema),
   })
   .openapi("WebhookDelivery");
@@ -54,14 +60,27 @@ export const webhookJournalRoute = createRoute({
   responses: { 200: jsonResponse(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
 });
 
+export const ReplayRequestSchema = z
+  .object({
+    chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "CONTRACT §4 webhook chaos for this replay" }),
+    delay: z
+      .string()
+      .refine((d) => parseDuration(d) !== undefined, "expected an ISO 8601 duration such as PT10M")
+      .optional()
+      .openapi({ description: "With chaos delay: how much virtual time later (default PT5M)", example: "PT10M" }),
+  })
+  .strict()
+  .openapi("WebhookReplayRequest");
+
 export const webhookReplayRoute = createRoute({
   method: "post",
   path: "/_sandbox/webhooks/{id}/replay",
   tags,
   security,
-  summary: "Send a delivery again, as a new delivery (same url, body and signature)",
+  summary: "Send a delivery again, as a new delivery (same url, body and signature), optionally with chaos",
   request: {
     params: pathParam("id"),
+    body: { required: false, content: { "application/json": { schema: ReplayRequestSchema } } },
   },
-  responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(401, 404) },
+  responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(400, 401, 404) },
 });

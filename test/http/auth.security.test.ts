@@ -60,6 +60,28 @@ describe("bearer tokens", () => {
     expect(res.body.errorMessage).toMatch(/expired/i);
   });
 
+  it("refuses a token issued before its merchant's secret changed; a new token with the new secret works", async () => {
+    s = makeSandbox();
+    const merchant = { merchantKey: "rot_key", mid: "rot-mid", merchantId: 7001, accountId: 8001 };
+    const load = (merchantSecret: string) =>
+      s.http.post("/_sandbox/scenarios").send({ name: "rotation", merchants: [{ ...merchant, merchantSecret }] });
+    expect((await load("first_secret")).status).toBe(200);
+    const old = (await s.http.post("/api/v1/auth").send({ merchantKey: "rot_key", merchantSecret: "first_secret" })).body.token;
+    expect((await s.http.get(PROTECTED).set("Authorization", old)).status).not.toBe(401);
+
+    expect((await load("second_secret")).status).toBe(200);
+    const refused = await s.http.get(PROTECTED).set("Authorization", old);
+    expect(refused.status).toBe(401);
+    expect(refused.body.errorMessage).toMatch(/secret has changed/);
+    expect((await s.http.post("/api/v1/auth").send({ merchantKey: "rot_key", merchantSecret: "first_secret" })).status).toBe(401);
+    const fresh = (await s.http.post("/api/v1/auth").send({ merchantKey: "rot_key", merchantSecret: "second_secret" })).body
+      .token;
+    expect(fresh).not.toBe(old);
+    expect((await s.http.get(PROTECTED).set("Authorization", fresh)).status).not.toBe(401);
+    // the built-in merchant's token is untouched
+    expect((await s.http.get(PROTECTED).set("Authorization", await s.token())).status).not.toBe(401);
+  });
+
   it("does not accept a token of another sandbox instance", async () => {
     s = makeSandbox();
     const other = makeSandbox();

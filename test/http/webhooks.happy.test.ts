@@ -67,6 +67,7 @@ describe("GET /_sandbox/webhooks", () => {
       createdAt: iso(T0),
       nextAttemptAt: iso(T0 + 120_000),
       replayOf: null,
+      chaos: null,
       attempts: [{ at: iso(T0), httpStatus: 500, error: null }],
     });
     // waiting behind the first: no due time of its own yet
@@ -107,9 +108,8 @@ describe("GET /_sandbox/webhooks", () => {
 
   it("reading the journal changes nothing", async () => {
     enqueueCard(s.ctx, receiver.url, "tx_r");
-    // the enqueue wakes the dispatcher after the current turn: let that one delivery finish first
-    await new Promise((resolve) => setImmediate(resolve));
-    await s.ctx.work.idle();
+    // the enqueue wakes the dispatcher: let that one delivery finish first
+    await s.ctx.work.runUntil();
     expect(receiver.received).toHaveLength(1);
     const a = await s.http.get("/_sandbox/webhooks");
     const b = await s.http.get("/_sandbox/webhooks");

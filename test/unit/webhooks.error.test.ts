@@ -41,7 +41,7 @@ describe("webhook dispatcher: failures and retries", () => {
     expect(ran.ran.deliveries).toBe(0);
     expect(receiver.received).toHaveLength(6);
 
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry).toMatchObject({ id, status: "failed", nextAttemptAt: null });
     expect(entry!.attempts).toEqual(times.map((at) => ({ at: iso(at), httpStatus: 503, error: null })));
   });
@@ -52,7 +52,7 @@ describe("webhook dispatcher: failures and retries", () => {
     enqueueCard(t.ctx, receiver.url, "tx_jump");
     const ran = await t.ctx.control.advance({ by: "P1D" });
     expect(ran.ran.deliveries).toBe(6);
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry!.attempts.map((a) => a.at)).toEqual([0, 2, 6, 14, 30, 62].map((m) => iso(T0 + m * MINUTE)));
   });
 
@@ -61,7 +61,7 @@ describe("webhook dispatcher: failures and retries", () => {
     receiver.respondWith(302);
     enqueueCard(t.ctx, receiver.url, "tx_302");
     await t.ctx.work.runUntil();
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry).toMatchObject({ status: "pending", nextAttemptAt: iso(T0 + 2 * MINUTE) });
     expect(entry!.attempts).toEqual([{ at: iso(T0), httpStatus: 302, error: null }]);
   });
@@ -72,7 +72,7 @@ describe("webhook dispatcher: failures and retries", () => {
     cleanup.push(() => silent.close());
     enqueueCard(t.ctx, silent.url, "tx_slow");
     await t.ctx.work.runUntil();
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry!.status).toBe("pending");
     expect(entry!.attempts).toHaveLength(1);
     expect(entry!.attempts[0]!.httpStatus).toBeNull();
@@ -92,7 +92,7 @@ describe("webhook dispatcher: failures and retries", () => {
     const ran = await run;
     expect(ran.deliveries).toBe(5);
     expect(silent.hits()).toBe(5);
-    const entries = t.ctx.webhooks.journal({ limit: 10 });
+    const entries = t.ctx.journal.list({ limit: 10 });
     expect(entries.filter((e) => e.attempts.length === 1 && e.attempts[0]!.httpStatus === null)).toHaveLength(5);
     expect(entries.filter((e) => e.nextAttemptAt === null && e.attempts.length === 0)).toHaveLength(1);
   });
@@ -101,7 +101,7 @@ describe("webhook dispatcher: failures and retries", () => {
     const { t } = await setup();
     enqueueCard(t.ctx, await closedPortUrl(), "tx_refused");
     await t.ctx.work.runUntil();
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry!.attempts[0]).toMatchObject({ httpStatus: null, error: expect.stringMatching(/ECONNREFUSED/) });
   });
 
@@ -117,7 +117,7 @@ describe("webhook dispatcher: failures and retries", () => {
       expect(err).toBeInstanceOf(SandboxError);
       expect((err as SandboxError).message).toBe("Invalid field: callbackUrl");
     }
-    expect(t.ctx.webhooks.journal({ limit: 10 })).toEqual([]);
+    expect(t.ctx.journal.list({ limit: 10 })).toEqual([]);
   });
 
   it("no callbackUrl: nothing is enqueued and nothing is due", async () => {

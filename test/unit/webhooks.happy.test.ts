@@ -37,7 +37,7 @@ describe("webhook dispatcher: delivery", () => {
     expect(hook.headers["x-checksum"]).toMatch(/^[A-Za-z0-9+/]+=*$/);
     expect(hook.body).toMatchObject({ transactionId: "tx_1", transactionStatus: "SUCCEED", orderAmount: 20.5 });
 
-    const [entry] = t.ctx.webhooks.journal({ limit: 10 });
+    const [entry] = t.ctx.journal.list({ limit: 10 });
     expect(entry).toMatchObject({
       id,
       status: "delivered",
@@ -73,7 +73,7 @@ describe("webhook dispatcher: delivery", () => {
     expect(receiver.received[1]!.headers["x-checksum"]).toBe(receiver.received[0]!.headers["x-checksum"]);
     expect(receiver.received[1]!.raw).toBe(receiver.received[0]!.raw);
 
-    const [entry] = t.ctx.webhooks.journal({ limit: 1 });
+    const [entry] = t.ctx.journal.list({ limit: 1 });
     expect(entry!.status).toBe("delivered");
     expect(entry!.attempts).toEqual([
       { at: new Date(T0).toISOString(), httpStatus: 500, error: null },
@@ -86,7 +86,7 @@ describe("webhook dispatcher: delivery", () => {
     enqueueCard(t.ctx, receiver.url, "tx_a");
     enqueueCard(t.ctx, receiver.url, "tx_b");
     await t.ctx.work.runUntil();
-    expect(t.ctx.webhooks.journal({ limit: 10 }).map((e) => e.status)).toEqual(["delivered", "delivered"]);
+    expect(t.ctx.journal.list({ limit: 10 }).map((e) => e.status)).toEqual(["delivered", "delivered"]);
   });
 
   it("keeps the callbackUrl's own query and adds paymentMethod (and apmType for APM)", async () => {
@@ -121,7 +121,7 @@ describe("webhook dispatcher: ordering", () => {
     expect(receiver.received.map((h) => h.headers["x-sandbox-delivery-id"])).toEqual([first]);
     // the second is not due on its own: the next due time is the first one's retry
     expect(t.ctx.webhooks.nextDueAt()).toBe(T0 + 2 * MINUTE);
-    const waiting = t.ctx.webhooks.journal({ limit: 10 }).find((e) => e.id === second)!;
+    const waiting = t.ctx.journal.list({ limit: 10 }).find((e) => e.id === second)!;
     expect(waiting).toMatchObject({ status: "pending", nextAttemptAt: null, attempts: [] });
 
     await t.ctx.work.runUntil(T0 + 2 * MINUTE - 1);

@@ -68,7 +68,7 @@ describe("webhook delivery across a crash", () => {
       { deliveryId: d2, attempt: "1" },
     ]);
 
-    const byId = new Map(b.ctx.webhooks.journal({ limit: 10 }).map((e) => [e.id, e]));
+    const byId = new Map(b.ctx.journal.list({ limit: 10 }).map((e) => [e.id, e]));
     expect(byId.get(d1)).toMatchObject({ status: "delivered" });
     expect(byId.get(d1)!.attempts).toEqual([
       { at: iso(T0), httpStatus: null, error: INTERRUPTED_ERROR },
@@ -99,7 +99,7 @@ describe("webhook delivery across a crash", () => {
 
     const b = openCtx(T0 + 63 * MINUTE);
     await b.ctx.work.runUntil();
-    const byId = new Map(b.ctx.webhooks.journal({ limit: 10 }).map((e) => [e.id, e]));
+    const byId = new Map(b.ctx.journal.list({ limit: 10 }).map((e) => [e.id, e]));
     expect(byId.get(d1)).toMatchObject({ status: "failed", nextAttemptAt: null });
     expect(byId.get(d1)!.attempts).toEqual([{ at: iso(T0 + 62 * MINUTE), httpStatus: null, error: INTERRUPTED_ERROR }]);
     expect(byId.get(d2)).toMatchObject({ status: "delivered" });

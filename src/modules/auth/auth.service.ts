@@ -1,7 +1,10 @@
 /**
  * Bearer tokens (interface §4.15, §5; CONTRACT §3): a JWT signed with `hono/jwt` (HS256) and
- * a per-instance secret kept in the database, valid 30 days of virtual time.
+ * a per-instance secret kept in the database, valid 30 days of virtual time. A token follows its
+ * merchant (issue 13): its `sv` claim is an HMAC of the merchant's secret at issue time, so a token
+ * issued before the secret changed (a scenario reloading the merchant) is refused.
  */
+import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { sign, verify } from "hono/jwt";
 import type { Db } from "../../db/client.js";
@@ -20,9 +23,9 @@ export class AuthService {
   /** The secret imported once as a WebCrypto key: hono/jwt would re-import a string per call (~100 µs). */
   private key: Promise<CryptoKey> | undefined;
   /** The last token per merchant: the JWT is a pure function of (merchant, iat second), so reuse it. */
-  private readonly lastIssued = new Map<string, { iat: number; token: string }>();
+  private readonly lastIssued = new Map<string, { iat: number; sv: string; token: string }>();
   /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
-  private readonly verified = new Map<string, { sub: string; expMs: number }>();
+  private readonly verified = new Map<string, { sub: string; sv: string; expMs: number }>();
 
   constructor(
     db: Db,
@@ -36,6 +39,22 @@ export class AuthService {
       this.secret = randomSecret();
       db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
     }
+  }
+
+  /** The secret-version claim: an HMAC (keyed by the instance secret) of the merchant's secret, never the secret itself. */
+  private secretVersion(merchantSecret: string): string {
+    return createHmac("sha256", this.secret).update(merchantSecret).digest("base64url").slice(0, 22);
+  }
+
+  private readonly svCache = new Map<string, string>();
+  private secretVersionCached(merchantSecret: string): string {
+    let sv = this.svCache.get(merchantSecret);
+    if (sv === undefined) {
+      if (this.svCache.size >= CACHE_LIMIT) this.svCache.clear();
+      sv = this.secretVersion(merchantSecret);
+      this.svCache.set(merchantSecret, sv);
+    }
+    return sv;
   }
 
   private signingKey(): Promise<CryptoKey> {
@@ -62,11 +81,12 @@ export class AuthService {
   async issue(merchantKey: string, merchantSecret: string): Promise<{ merchantKey: string; token: string }> {
     const m = this.verifyCredentials(merchantKey, merchantSecret);
     const iat = Math.floor(this.clock.nowMs() / 1000);
+    const sv = this.secretVersion(m.merchantSecret);
     const last = this.lastIssued.get(m.merchantKey);
-    if (last?.iat === iat) return { merchantKey: m.merchantKey, token: last.token };
-    const jwt = await sign({ sub: m.merchantKey, iat, exp: iat + TOKEN_TTL_SECONDS }, await this.signingKey(), "HS256");
+    if (last?.iat === iat && last.sv === sv) return { merchantKey: m.merchantKey, token: last.token };
+    const jwt = await sign({ sub: m.merchantKey, sv, iat, exp: iat + TOKEN_TTL_SECONDS }, await this.signingKey(), "HS256");
     const token = `Bearer ${jwt}`;
-    this.lastIssued.set(m.merchantKey, { iat, token });
+    this.lastIssued.set(m.merchantKey, { iat, sv, token });
     return { merchantKey: m.merchantKey, token };
   }
 
@@ -87,14 +107,19 @@ export class AuthService {
       } catch {
         throw unauthorized("Invalid access token");
       }
-      if (typeof payload.sub !== "string" || typeof payload.exp !== "number") throw unauthorized("Invalid access token");
-      claims = { sub: payload.sub, expMs: payload.exp * 1000 };
+      if (typeof payload.sub !== "string" || typeof payload.exp !== "number" || typeof payload.sv !== "string") {
+        throw unauthorized("Invalid access token");
+      }
+      claims = { sub: payload.sub, sv: payload.sv, expMs: payload.exp * 1000 };
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(jwt, claims);
     }
     if (this.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
     const merchant = this.merchants.byKey(claims.sub);
     if (!merchant) throw unauthorized("Invalid access token");
+    if (claims.sv !== this.secretVersionCached(merchant.merchantSecret)) {
+      throw unauthorized("Access token revoked: the merchant's secret has changed");
+    }
     return merchant;
   }
 }

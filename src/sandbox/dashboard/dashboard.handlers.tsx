@@ -41,7 +41,7 @@ const MAX_PAGE_SIZE = 200;
 function dashboardActions(ctx: AppContext) {
   return {
     advance: (by: string | undefined) => ctx.control.advance({ by }),
-    replay: (deliveryId: string) => ctx.webhooks.replay(deliveryId),
+    replay: (deliveryId: string) => ctx.journal.replay(deliveryId),
     complete: (transactionId: string, input: CompleteInput) => ctx.transactions.complete(transactionId, input),
   };
 }
