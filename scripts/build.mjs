@@ -3,7 +3,8 @@
 // turns on Node's compile cache where it exists (Node >= 22.1) before loading the server.
 // Bundling halves cold start: one file to compile instead of hundreds of module resolutions.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
-// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario).
+// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
+// exceljs on the first .xlsx report).
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { build } from "esbuild";
 
@@ -15,7 +16,7 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  external: ["better-sqlite3", "pino-pretty", "undici", "yaml"],
+  external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs"],
   // CommonJS dependencies call require(); give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
