@@ -10,12 +10,15 @@ import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES } from "./http/gateway.js";
 import { adminAuth, bearerAuth, requestContext } from "./http/middleware.js";
+import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
 import { registerPayouts } from "./modules/payouts/payouts.handlers.js";
 import { registerRefunds } from "./modules/refunds/refunds.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
+import { registerWallet } from "./modules/wallet/wallet.handlers.js";
+import { registerShopperPages } from "./sandbox/hpp.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -33,7 +36,10 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerSubscriptions,
   registerRefunds,
   registerPayouts,
+  registerApm,
+  registerWallet,
   registerThreeDs,
+  registerShopperPages,
   registerTransactionsControl,
 ];
 

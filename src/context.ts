@@ -9,6 +9,8 @@ import pino from "pino";
 import type { Config } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
 import type { Logger } from "./logger.js";
+import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
+import { ApmService } from "./modules/apm/apm.service.js";
 import { AuthService } from "./modules/auth/auth.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
@@ -22,6 +24,7 @@ import { RefundService } from "./modules/refunds/refunds.service.js";
 import { SubscriptionService } from "./modules/subscriptions/subscriptions.service.js";
 import { TokenService } from "./modules/tokens/tokens.service.js";
 import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
+import { WalletService } from "./modules/wallet/wallet.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, randomIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
@@ -67,6 +70,10 @@ export interface AppContext {
   refunds: RefundService;
   /** Card payouts (interface §4.9). */
   payouts: PayoutService;
+  /** APM pay-ins and payouts, their HPP and QR pages (interface §4.11, §4.12). */
+  apm: ApmService;
+  /** Wallet merchant sessions (interface §4.13). */
+  wallet: WalletService;
 }
 
 export interface ContextOptions {
@@ -104,7 +111,7 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
-  for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR]) transactions.register(d);
+  for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
   const subscriptions = new SubscriptionService({
@@ -121,6 +128,8 @@ export function createContext(opts: ContextOptions): AppContext {
   });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
+  const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const wallet = new WalletService(clock);
   transactions.onSettled((row) => subscriptions.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
 
@@ -155,5 +164,7 @@ export function createContext(opts: ContextOptions): AppContext {
     subscriptions,
     refunds,
     payouts,
+    apm,
+    wallet,
   };
 }
