@@ -3,7 +3,7 @@
  * flows"), and the QR code itself: the PNG decodes (jsqr) back to the deep link; the PIX BR Code's
  * CRC16 is checked by an independent implementation.
  */
-import jsQR from "jsqr";
+import jsQRModule from "jsqr";
 import { PNG } from "pngjs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
@@ -35,6 +35,10 @@ const statuses = async () => {
 };
 const status = async (id: string) =>
   (await s.http.get(`/api/v1/payments/apm/status/${id}`).set("authorization", token)).body.transactionStatus;
+
+/** jsqr is CommonJS whose typings declare an ES default export; take whichever the loader gives. */
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule.default }).default ??
+  jsQRModule) as typeof jsQRModule.default;
 
 function decodeQr(base64: string): string | undefined {
   const png = PNG.sync.read(Buffer.from(base64, "base64"));
@@ -109,16 +113,13 @@ describe("HPP (CONTRACT §3 Hosted payment page)", () => {
 
   it("an invalid value re-renders with 400 and changes nothing", async () => {
     const { transactionId: id } = await pay(apmBody("EXTERNAL_HPP_EFT"));
-    const res = await s.http
-      .post(`/sandbox/hpp/${id}`)
-      .type("form")
-      .send({
-        outcome: "success",
-        accountHolderName: "Jo",
-        institutionNumber: "12",
-        transitNumber: "00011",
-        accountNumber: "1234",
-      });
+    const res = await s.http.post(`/sandbox/hpp/${id}`).type("form").send({
+      outcome: "success",
+      accountHolderName: "Jo",
+      institutionNumber: "12",
+      transitNumber: "00011",
+      accountNumber: "1234",
+    });
     expect(res.status).toBe(400);
     expect(res.text).toContain("institutionNumber");
     expect(res.text).toContain('aria-invalid="true"');
