@@ -188,3 +188,24 @@ describe("QR pay-ins (CONTRACT §3 APM flows)", () => {
     expect(info.body.declineSubReason).toBe("INSUFFICIENT_FUNDS_ERROR");
   });
 });
+
+describe("a rule's completeAfter ends a QR pay-in waiting PENDING (CONTRACT §3 APM flows)", () => {
+  it("PENDING until the rule's deadline, then its outcome by webhook", async () => {
+    await s.http
+      .post("/_sandbox/scenarios")
+      .send({
+        name: "slow-qr",
+        rules: [{ amount: "77.00", status: "PENDING", completeAfter: "PT10M", completeWith: "FAILED", declineCode: 4 }],
+      })
+      .expect(200);
+    const { transactionId: id, apmResponseData } = await pay(
+      apmBody("PIX_QR", { amount: "77.00", callbackUrl: `${receiver.url}/cb` }),
+    );
+    expect(apmResponseData.actionType).toBe("QR");
+    await s.http.post("/_sandbox/clock/advance").send({ by: "PT9M" }).expect(200);
+    expect(await status(id)).toBe("PENDING");
+    await s.http.post("/_sandbox/clock/advance").send({ by: "PT1M" }).expect(200);
+    expect(await status(id)).toBe("FAILED");
+    expect(await statuses()).toEqual(["PENDING", "FAILED"]);
+  });
+});
