@@ -11,6 +11,7 @@ import { type Db, openDb } from "./db/client.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
 import { ApmService } from "./modules/apm/apm.service.js";
+import { HostedPageService } from "./modules/apm/hosted-page.service.js";
 import { AuthService } from "./modules/auth/auth.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
@@ -70,8 +71,10 @@ export interface AppContext {
   refunds: RefundService;
   /** Card payouts (interface §4.9). */
   payouts: PayoutService;
-  /** APM pay-ins and payouts, their HPP and QR pages (interface §4.11, §4.12). */
+  /** APM pay-ins and payouts (interface §4.11, §4.12). */
   apm: ApmService;
+  /** The HPP and QR pages of APM transactions (CONTRACT §3 "Hosted payment page"). */
+  hostedPages: HostedPageService;
   /** Wallet merchant sessions (interface §4.13). */
   wallet: WalletService;
 }
@@ -128,7 +131,8 @@ export function createContext(opts: ContextOptions): AppContext {
   });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
-  const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const apm = new ApmService({ clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
   const wallet = new WalletService(clock);
   transactions.onSettled((row) => subscriptions.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
@@ -165,6 +169,7 @@ export function createContext(opts: ContextOptions): AppContext {
     refunds,
     payouts,
     apm,
+    hostedPages,
     wallet,
   };
 }

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
-import { FormRejected, type ShopperPage } from "../modules/apm/apm.service.js";
+import { FormRejected, type ShopperPage } from "../modules/apm/hosted-page.service.js";
 import { labelOf } from "../modules/apm/methods.js";
 import { SandboxError } from "../platform/errors.js";
 import { formatAmount } from "../platform/money.js";
@@ -58,7 +58,7 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: AppContext) 
     app.openapi(pageRoute, (c) => {
       const { id } = c.req.valid("param");
       try {
-        const p = ctx.apm.page(id);
+        const p = ctx.hostedPages.page(id);
         if (!waiting(p)) {
           const message = `Transaction ${id} is ${p.row.status}; this page is closed.`;
           return c.html(renderMessage("Page closed", message), 409, NO_STORE);
@@ -75,13 +75,13 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: AppContext) 
       const form = c.req.valid("form") as Record<string, unknown>;
       const iframe = c.req.valid("query").mode === "iframe";
       try {
-        const row = ctx.apm.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
+        const row = ctx.hostedPages.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
         const target = row.status === "FAILED" ? row.failureRedirectUrl : row.successRedirectUrl;
         if (target) return c.redirect(withTransactionId(target, row.id), 303);
         const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
         return c.html(renderMessage("Thank you", message), 200, NO_STORE);
       } catch (err) {
-        if (err instanceof FormRejected) return c.html(view(ctx.apm.page(id), page, iframe, form, err), 400, NO_STORE);
+        if (err instanceof FormRejected) return c.html(view(ctx.hostedPages.page(id), page, iframe, form, err), 400, NO_STORE);
         const f = failurePage(err);
         return c.html(f.body, f.status, NO_STORE);
       }

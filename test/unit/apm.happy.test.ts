@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { echoPayload } from "../../src/modules/apm/apm.service.js";
+import { echoPayload } from "../../src/modules/apm/apm.rules.js";
 import { methodOf, missingFields } from "../../src/modules/apm/methods.js";
 import { crc16, pixBrCode, upiDeepLink } from "../../src/modules/apm/qr.js";
 

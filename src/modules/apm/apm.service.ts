@@ -1,7 +1,7 @@
 /**
  * APM pay-ins and payouts (interface §2.6, §4.11, §4.12, §4.13 items 3–4, §5 rules 5–7, §6.6;
- * CONTRACT §3 "Hosted payment page", "APM methods", "APM request checksum", "APM flows"): kinds
- * `apm_payment` and `apm_payout` on the one transaction lifecycle.
+ * CONTRACT §3 "APM methods", "APM request checksum", "APM flows"): kinds `apm_payment` and
+ * `apm_payout` on the one transaction lifecycle.
  *
  * How a transaction starts (the outcome engine decides first: profile "default", or the decrypted
  * wallet PAN's profile; rules with `operation: payment | payout` apply):
@@ -10,20 +10,16 @@
  *   until the page is posted, the control plane completes it, or a rule's `completeAfter` runs out;
  * - MOBILE_WALLET with a token or decrypted PAN → SUCCEED at once, actionType NONE;
  * - other pay-ins → PROCESSING, SUCCEED one virtual minute later; payouts → PENDING, likewise.
- * A posted page moves PENDING → PROCESSING, which settles SUCCEED a virtual minute later.
+ * The shopper's pages and what posting them does are hosted-page.service.ts.
  *
  * LIMITATIONS:
- * - the HPP's failure button declines with declineCode 2; nothing else of a real provider's UI is simulated;
  * - `paymentType` must be the method's own type (no routing by country or provider route);
  * - the apmPayload echo keeps unknown keys as sent; only the catalog's sensitive fields are masked.
  */
-import { eq, sql } from "drizzle-orm";
-import { type Db, inTransaction } from "../../db/client.js";
-import { transactions } from "../../db/schema/index.js";
-import { cardMask, luhnValid } from "../../platform/cards.js";
+import { luhnValid } from "../../platform/cards.js";
 import type { Clock } from "../../platform/clock.js";
 import { hmacBase64, safeEqual } from "../../platform/crypto.js";
-import { conflict, invalidField, notFound } from "../../platform/errors.js";
+import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import type { Ids } from "../../platform/ids.js";
 import { formatAmount, parseAmount } from "../../platform/money.js";
@@ -32,24 +28,15 @@ import type { IdempotencyService, IdempotentResult } from "../idempotency/idempo
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import type { FxRates } from "../payments/fx.js";
-import { DECLINE, deadlineOf, SETTLE_AFTER, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
-import {
-  type ApmCreateResponse,
-  type ApmDetails,
-  detailsOf,
-  presentApmPayment,
-  presentApmPayout,
-  presentCreate,
-} from "./apm.present.js";
+import { type ApmCreateResponse, type ApmDetails, presentApmPayment, presentApmPayout, presentCreate } from "./apm.present.js";
 import type { ApmPaymentRequest, ApmPayoutRequest } from "./apm.routes.js";
-import { type ApmMethod, type Direction, fieldValueValid, isWallet, methodOf, missingFields, takesCurrency } from "./methods.js";
+import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
+import { type ApmMethod, isWallet, missingFields } from "./methods.js";
 import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
-export const APM_KINDS = ["apm_payment", "apm_payout"] as const;
-
 export interface ApmDeps {
-  db: Db;
   clock: Clock;
   ids: Ids;
   outcomes: OutcomeEngine;
@@ -59,66 +46,12 @@ export interface ApmDeps {
   publicUrl: () => string;
 }
 
-/** A page the shopper answers: which one, for what, and the fields still missing. */
-export interface ShopperPage {
-  row: TransactionRow;
-  merchant: Merchant;
-  details: ApmDetails;
-}
-
-/** The HPP's refusal of a posted form: the page re-renders with it (HTTP 400), nothing changes. */
-export class FormRejected extends Error {
-  constructor(
-    message: string,
-    readonly invalid: string[],
-  ) {
-    super(message);
-  }
-}
-
 type Payload = ApmPaymentRequest["apmPayload"];
 
 const PAN_PATH = "apmPayload.decrypted.applicationPrimaryAccountNumber";
-const maskTail = (s: string): string => (s.length <= 4 ? "*".repeat(s.length) : `${"*".repeat(s.length - 4)}${s.slice(-4)}`);
-
-/**
- * The apmPayload as it may be kept and echoed (apmRequestPayload): account numbers keep their last
- * 4 digits, a wallet token keeps its shape without its data, a decrypted PAN becomes a card mask.
- */
-export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...payload };
-  if (typeof out.accountNumber === "string") out.accountNumber = maskTail(out.accountNumber);
-  if (out.token !== undefined) out.token = { paymentData: { data: "[masked]" } };
-  if (out.decrypted !== undefined) {
-    const pan = (payload.decrypted as { applicationPrimaryAccountNumber?: unknown }).applicationPrimaryAccountNumber;
-    out.decrypted = {
-      applicationPrimaryAccountNumber: typeof pan === "string" ? cardMask(pan.slice(0, 6), pan.slice(-4)) : null,
-    };
-  }
-  return out;
-}
 
 export class ApmService {
-  private readonly setDetailsStmt;
-  private readonly setDueStmt;
-
-  constructor(private readonly deps: ApmDeps) {
-    const t = transactions;
-    this.setDetailsStmt = deps.db
-      .update(t)
-      .set({ details: sql`${sql.placeholder("details")}` })
-      .where(eq(t.id, sql.placeholder("id")))
-      .prepare();
-    this.setDueStmt = deps.db
-      .update(t)
-      .set({
-        dueAt: sql`${sql.placeholder("dueAt")}`,
-        dueStatus: sql`${sql.placeholder("dueStatus")}`,
-        dueDeclineCode: sql`${sql.placeholder("dueDeclineCode")}`,
-      })
-      .where(eq(t.id, sql.placeholder("id")))
-      .prepare();
-  }
+  constructor(private readonly deps: ApmDeps) {}
 
   /**
    * Interface §4.11, the one use case behind POST /payments/apm: accountId, amount, the method's
@@ -241,45 +174,6 @@ export class ApmService {
     return presentApmPayout(this.deps.lifecycle.getOwn(merchant, id, ["apm_payout"], "Payout"), merchant);
   }
 
-  /** The transaction behind an HPP or QR page (no auth: the shopper's browser), with its merchant. Reads only. */
-  page(id: string): ShopperPage {
-    const row = this.apmRow(id);
-    return { row, merchant: this.deps.lifecycle.merchantOf(row), details: detailsOf(row) };
-  }
-
-  /**
-   * The shopper's answer on the HPP or QR page (CONTRACT §3 "Hosted payment page", "APM flows"):
-   * `failure` → FAILED (declineCode 2); `success` needs every missing field, valid (else
-   * FormRejected and nothing changes), stores them (masked as for the request) and moves the
-   * transaction PENDING → PROCESSING, which settles SUCCEED a virtual minute later. Each change
-   * sends its callback. Only from PENDING with a page to answer, else 409.
-   */
-  answerPage(id: string, outcome: "success" | "failure", form: Record<string, unknown>): TransactionRow {
-    return inTransaction(this.deps.db, () => {
-      const row = this.apmRow(id);
-      const details = detailsOf(row);
-      const action = details.apmResponseData.actionType;
-      if (row.status !== "PENDING" || (action !== "REDIRECT" && action !== "QR")) {
-        throw conflict(`Transaction ${id} is ${row.status}, no longer waiting for the customer`);
-      }
-      if (outcome === "failure") return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER);
-      const collected: Record<string, unknown> = {};
-      const invalid: string[] = [];
-      for (const f of details.missing) {
-        const v = form[f];
-        if (typeof v !== "string" || !fieldValueValid(f, v.trim())) invalid.push(f);
-        else collected[f] = f === "token" ? { paymentData: { data: v.trim() } } : v.trim();
-      }
-      if (invalid.length > 0) throw new FormRejected(`Please fill in: ${invalid.join(", ")}`, invalid);
-      const next: ApmDetails = { ...details, apmPayload: { ...details.apmPayload, ...echoPayload(collected) }, missing: [] };
-      this.setDetailsStmt.run({ id, details: JSON.stringify(next) });
-      const moved = this.deps.lifecycle.transition({ ...row, details: next }, "PROCESSING", null);
-      const due = deadlineOf(SETTLING, this.deps.clock.nowMs());
-      if (due) this.setDueStmt.run({ id, ...due });
-      return { ...moved, ...due };
-    });
-  }
-
   /** Inside the create's transaction: the first status, apmResponseData, the row and its callback. */
   private start(
     merchant: Merchant,
@@ -348,51 +242,4 @@ export class ApmService {
       merchant,
     );
   }
-
-  private apmRow(id: string): TransactionRow {
-    const row = this.deps.lifecycle.get(id);
-    if (!row || !(APM_KINDS as readonly string[]).includes(row.kind)) throw notFound(`Transaction not found: ${id}`);
-    return row;
-  }
-}
-
-/** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (CONTRACT §3 "APM flows"). */
-const SETTLING: OutcomeSpec = { status: "PROCESSING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
-
-type Start = "shopper" | "wallet" | "direct" | "payout";
-
-/**
- * The first status of an APM transaction from its outcome (CONTRACT §3 "APM methods", "APM flows"),
- * and the outcome whose deadline applies (none: waits for the page or the complete call).
- */
-function firstStatus(spec: OutcomeSpec, start: Start): { status: string; declineCode: number | null; spec?: OutcomeSpec } {
-  if (spec.status === "FAILED") return { status: "FAILED", declineCode: spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER };
-  const ruleWaits = spec.status === "PROCESSING" || spec.status === "PENDING";
-  switch (start) {
-    case "shopper":
-      return { status: "PENDING", declineCode: null, ...(ruleWaits ? { spec: { ...spec, status: "PENDING" } } : {}) };
-    case "wallet":
-      return ruleWaits ? { status: spec.status, declineCode: null, spec } : { status: "SUCCEED", declineCode: null };
-    case "direct":
-      return ruleWaits
-        ? { status: spec.status, declineCode: null, spec }
-        : { status: "PROCESSING", declineCode: null, spec: SETTLING };
-    case "payout":
-      return ruleWaits
-        ? { status: "PENDING", declineCode: null, spec: { ...spec, status: "PENDING" } }
-        : { status: "PENDING", declineCode: null, spec: { ...SETTLING, status: "PENDING" } };
-  }
-}
-
-/**
- * The method of an apmPayload, checked against the route's direction, its paymentType and the
- * currency (CONTRACT §3 "APM methods"): 400 naming `apmPayload.paymentMethod`,
- * `apmPayload.paymentType` or `currency`.
- */
-function checkMethod(payload: Payload, direction: Direction, currency: string): ApmMethod {
-  const method = methodOf(payload.paymentMethod);
-  if (!method || !method.directions.includes(direction)) throw invalidField("apmPayload.paymentMethod");
-  if (payload.paymentType !== method.paymentType) throw invalidField("apmPayload.paymentType");
-  if (!takesCurrency(method, currency)) throw invalidField("currency");
-  return method;
 }
