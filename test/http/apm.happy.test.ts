@@ -165,6 +165,41 @@ describe("POST /payments/apm: methods with every field (CONTRACT §3 APM methods
   });
 });
 
+describe("scenario rules apply to APM pay-ins as to any pay-in (CONTRACT §3, §6)", () => {
+  it("an amount rule declines a wallet and a bank transfer at once, with the FAILED callback; another delays", async () => {
+    await s.http
+      .post("/_sandbox/scenarios")
+      .send({
+        name: "apm-rules",
+        rules: [
+          { amount: "13.37", status: "FAILED", declineCode: 5 },
+          { amount: "42.00", status: "PROCESSING", completeAfter: "PT5M" },
+        ],
+      })
+      .expect(200);
+    const wallet = await pay(apmBody("APPLE_PAY", { amount: "13.37", callbackUrl: cb() }));
+    expect(wallet.body).toMatchObject({
+      transactionStatus: "FAILED",
+      declineCode: 5,
+      declineSubReason: "INSUFFICIENT_FUNDS_ERROR",
+    });
+    const bank = await pay(apmBody("SMART_BANK_TRANSFER", { amount: "13.37" }));
+    expect(bank.body).toMatchObject({ transactionStatus: "FAILED", declineCode: 5 });
+    expect(bank.body.apmResponseData.actionType).toBe("NONE");
+    const slow = await pay(apmBody("SMART_E_WALLET", { amount: "42.00" }));
+    expect(slow.body.transactionStatus).toBe("PROCESSING");
+    await advance("PT4M");
+    const status = async () =>
+      (await s.http.get(`/api/v1/payments/apm/status/${slow.body.transactionId}`).set("authorization", token)).body
+        .transactionStatus;
+    expect(await status()).toBe("PROCESSING");
+    await advance("PT1M");
+    expect(await status()).toBe("SUCCEED");
+    const received = await hooks();
+    expect(received.map((h) => [(h.body as Body).transactionStatus, (h.body as Body).declineCode])).toEqual([["FAILED", 5]]);
+  });
+});
+
 describe("POST /payments/apm: data collection (interface §4.11 rules 1–2)", () => {
   it("missing fields → PENDING, actionType REDIRECT to the HPP", async () => {
     const res = await pay(apmBody("SMART_BANK_TRANSFER", {}, { bankName: "Sandbox Bank" }));
