@@ -11,6 +11,7 @@ import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES } from "./http/gateway.js";
 import { adminAuth, bearerAuth, requestContext } from "./http/middleware.js";
+import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
 import { registerPayouts } from "./modules/payouts/payouts.handlers.js";
@@ -18,9 +19,11 @@ import { registerRefunds } from "./modules/refunds/refunds.handlers.js";
 import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
+import { registerWallet } from "./modules/wallet/wallet.handlers.js";
 import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerDocs } from "./sandbox/docs.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
+import { registerShopperPages } from "./sandbox/hpp.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -38,7 +41,10 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerSubscriptions,
   registerRefunds,
   registerPayouts,
+  registerApm,
+  registerWallet,
   registerThreeDs,
+  registerShopperPages,
   registerTransactionsControl,
   registerReports,
   registerDashboard,

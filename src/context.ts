@@ -9,6 +9,9 @@ import pino from "pino";
 import type { Config } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
 import type { Logger } from "./logger.js";
+import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
+import { ApmService } from "./modules/apm/apm.service.js";
+import { HostedPageService } from "./modules/apm/hosted-page.service.js";
 import { AuthService } from "./modules/auth/auth.service.js";
 import { IdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
@@ -24,6 +27,7 @@ import { SubscriptionsRepo } from "./modules/subscriptions/subscriptions.repo.js
 import { SubscriptionService } from "./modules/subscriptions/subscriptions.service.js";
 import { TokenService } from "./modules/tokens/tokens.service.js";
 import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
+import { WalletService } from "./modules/wallet/wallet.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, randomIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
@@ -74,6 +78,12 @@ export interface AppContext {
   refunds: RefundService;
   /** Card payouts (interface §4.9). */
   payouts: PayoutService;
+  /** APM pay-ins and payouts (interface §4.11, §4.12). */
+  apm: ApmService;
+  /** The HPP and QR pages of APM transactions (CONTRACT §3 "Hosted payment page"). */
+  hostedPages: HostedPageService;
+  /** Wallet merchant sessions (interface §4.13). */
+  wallet: WalletService;
 }
 
 export interface ContextOptions {
@@ -112,7 +122,7 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
-  for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR]) transactions.register(d);
+  for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
   const subscriptionsRepo = new SubscriptionsRepo(db);
@@ -129,6 +139,9 @@ export function createContext(opts: ContextOptions): AppContext {
   const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
+  const apm = new ApmService({ clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
+  const wallet = new WalletService(clock);
   transactions.onSettled((row) => billing.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
 
@@ -167,5 +180,8 @@ export function createContext(opts: ContextOptions): AppContext {
     billing,
     refunds,
     payouts,
+    apm,
+    hostedPages,
+    wallet,
   };
 }

@@ -10,7 +10,7 @@ import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 /** `url` with `transactionId=<id>` in its query (CONTRACT §3: the 303 after the challenge). */
-function withTransactionId(url: string, id: string): string {
+export function withTransactionId(url: string, id: string): string {
   const u = new URL(url);
   u.searchParams.set("transactionId", id);
   return u.toString();

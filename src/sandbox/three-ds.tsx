@@ -22,7 +22,7 @@ dt{color:#667}dd{margin:0;font-weight:600}.buttons{display:flex;gap:.75rem}
 button{flex:1;padding:.7rem;border:0;border-radius:.4rem;font-size:1rem;cursor:pointer}
 .ok{background:#1a7f37;color:#fff}.ko{background:#cf222e;color:#fff}.note{color:#667;font-size:.85rem;margin-top:1rem}`;
 
-const Layout: FC<PropsWithChildren<{ title: string }>> = ({ title, children }) => (
+export const Layout: FC<PropsWithChildren<{ title: string }>> = ({ title, children }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />

@@ -9,8 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cardTokens, subscriptions, transactions } from "../../src/db/schema/index.js";
 import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { mutate, mutations } from "../helpers/mutate.js";
+import { apmBody, payoutBody, sign } from "./apm.support.js";
 import { cardPaymentBody } from "./payments.body.js";
-import { payoutBody, refundBody } from "./refunds.support.js";
+import { payoutBody as cardPayoutBody, refundBody } from "./refunds.support.js";
 import { chargeBody, subscriptionBody, tokenFor, tokenizeBody } from "./subscriptions.support.js";
 
 let s: TestSandbox;
@@ -85,7 +86,7 @@ const routes: Array<{ name: string; method: "post" | "put"; path: () => string; 
     name: "card payout",
     method: "post",
     path: () => "/v1/payouts/card",
-    body: () => payoutBody({ callbackUrl: "http://127.0.0.1:9/cb", billingDetails: { city: "Oslo" } }),
+    body: () => cardPayoutBody({ callbackUrl: "http://127.0.0.1:9/cb", billingDetails: { city: "Oslo" } }),
     creates: true,
   },
   {
@@ -132,6 +133,80 @@ describe("no 5xx for random control-plane input", () => {
             .post(`/sandbox/3ds/${encodeURIComponent(word)}`)
             .type("form")
             .send({ outcome: word }),
+        ];
+        for (const res of await Promise.all(calls)) expect(res.status).toBeLessThan(500);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("no 5xx over the APM routes (issue 8)", () => {
+  const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+  const apmRoutes: Array<{ name: string; path: string; body: () => unknown; resign: boolean; creates: boolean }> = [
+    ...["SMART_BANK_TRANSFER", "UPI_QR", "PIX_QR", "APPLE_PAY", "EXTERNAL_HPP_EFT"].map((m) => ({
+      name: `APM pay-in ${m}`,
+      path: "/api/v1/payments/apm",
+      body: () => apmBody(m),
+      resign: true,
+      creates: true,
+    })),
+    { name: "APM payout", path: "/api/v1/payouts/apm", body: () => payoutBody(), resign: false, creates: true },
+    {
+      name: "wallet session by account",
+      path: "/api/v1/wallet-pay/merchant-session-by-account",
+      body: () => ({ validationUrl: "https://wallet.example/start", origin: "localhost", accountId: 2001 }),
+      resign: false,
+      creates: false,
+    },
+    {
+      name: "wallet session",
+      path: "/api/v1/wallet-pay/merchant-session",
+      body: () => ({ validationUrl: "https://wallet.example/start", origin: "localhost", intentToken: "pi_1" }),
+      resign: false,
+      creates: false,
+    },
+  ];
+  for (const route of apmRoutes) {
+    it(`${route.name}: a damaged body (re-signed, so the checks behind the checksum run) is a 4xx or accepted`, async () => {
+      await fc.assert(
+        fc.asyncProperty(mutations, fc.option(fc.jsonValue(), { freq: 8 }), async (ops, whole) => {
+          const damaged = whole ?? mutate(route.body(), ops);
+          const body = route.resign && isObject(damaged) ? sign(damaged) : damaged;
+          const before = rows();
+          const res = await s.http
+            .post(route.path)
+            .set("authorization", auth)
+            .set("referer", "https://shop.example")
+            .set("content-type", "application/json")
+            .send(JSON.stringify(body));
+          expectClean(res);
+          if (route.creates && res.status >= 400) expect(rows()).toEqual(before);
+        }),
+        { numRuns: 40 },
+      );
+    });
+  }
+
+  it("random answers on the HPP and QR pages, and random ids on the APM reads", async () => {
+    const hpp = await s.http.post("/api/v1/payments/apm").set("authorization", auth).send(apmBody("EXTERNAL_HPP_EFT"));
+    const qr = await s.http.post("/api/v1/payments/apm").set("authorization", auth).send(apmBody("UPI_QR"));
+    const ids = [hpp.body.transactionId as string, qr.body.transactionId as string];
+    await fc.assert(
+      fc.asyncProperty(fc.dictionary(fc.string(), fc.string()), fc.string(), fc.nat(), async (form, word, pick) => {
+        const id = pick % 3 === 2 ? word : (ids[pick % 2] ?? word);
+        const calls = [
+          s.http
+            .post(`/sandbox/hpp/${encodeURIComponent(id)}`)
+            .type("form")
+            .send({ ...form, outcome: pick % 5 === 0 ? word : "success" }),
+          s.http
+            .post(`/sandbox/qr/${encodeURIComponent(id)}`)
+            .type("form")
+            .send(form),
+          s.http.get(`/sandbox/hpp/${encodeURIComponent(word)}`),
+          s.http.get(`/api/v1/payments/apm/info/${encodeURIComponent(word)}`).set("authorization", auth),
+          s.http.get(`/api/v1/payouts/apm/info/${encodeURIComponent(word)}`).set("authorization", auth),
         ];
         for (const res of await Promise.all(calls)) expect(res.status).toBeLessThan(500);
       }),

@@ -1,0 +1,107 @@
+/**
+ * The wire shapes of APM transactions: the §6.6 APM callback (payment and payout forms), which is
+ * also the info record of both (interface §4.12 "Response equals the webhook body"), the create
+ * responses (§4.11, §4.12), and the two kinds' descriptors (signer rows `apm_payment`, `apm_payout`;
+ * `apmType` = the method, added to the callback query, interface §6.1).
+ */
+import { toIso } from "../../platform/clock.js";
+import { declineName } from "../../platform/fixtures.js";
+import { toMajorNumber } from "../../platform/money.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
+
+/** What an APM row keeps in `details`: only what callbacks echo, sensitive values masked. */
+export type ApmDetails = {
+  /** The request's apmPayload as echoed (apmRequestPayload): account numbers, tokens and PANs masked. */
+  apmPayload: Record<string, unknown>;
+  apmResponseData: Record<string, unknown>;
+  /** Fields the HPP still has to collect (empty once collected or when none were missing). */
+  missing: string[];
+};
+
+export const detailsOf = (row: TransactionRow): ApmDetails =>
+  (row.details as ApmDetails | null) ?? { apmPayload: {}, apmResponseData: {}, missing: [] };
+
+/** declineSubReason: the stored one, else the decline code's name when FAILED (interface §4.12). */
+export const subReasonOf = (row: TransactionRow): string | null =>
+  row.declineSubReason ?? (row.status === "FAILED" && row.declineCode !== null ? (declineName(row.declineCode) ?? null) : null);
+
+/** Interface §6.6, payout form: no amounts, currencies or redirect URLs. */
+export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
+  const d = detailsOf(row);
+  return {
+    transactionId: row.id,
+    requestId: row.requestId,
+    accountId: merchant.accountId,
+    transactionStatus: row.status,
+    declineCode: row.declineCode,
+    declineSubReason: subReasonOf(row),
+    apmType: row.paymentMethod,
+    apmRequestPayload: d.apmPayload,
+    apmResponseData: d.apmResponseData,
+    callbackUrl: row.callbackUrl,
+    billingDetails: row.billingDetails ?? {},
+    order: row.orderData ?? {},
+    createdAt: toIso(row.createdAt),
+    metadata: row.metadata ?? {},
+  };
+}
+
+/** Interface §6.6, payment form: the payout fields plus amounts, currencies and redirect URLs. */
+export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
+  return {
+    ...presentApmPayout(row, merchant),
+    orderCurrency: row.orderCurrency,
+    processedCurrency: row.processedCurrency,
+    orderAmount: toMajorNumber(row.orderAmount, row.orderCurrency),
+    processedAmount: toMajorNumber(row.processedAmount, row.processedCurrency),
+    conversionRate: Number(row.conversionRate),
+    successRedirectUrl: row.successRedirectUrl,
+    failureRedirectUrl: row.failureRedirectUrl,
+  };
+}
+
+export interface ApmCreateResponse {
+  transactionId: string;
+  requestId: string;
+  transactionStatus: string;
+  declineCode?: number;
+  declineSubReason?: string;
+  apmResponseData: Record<string, unknown>;
+  /** Payouts only (interface §4.12). */
+  createdTime?: string;
+}
+
+/** The §4.11 / §4.12 create response: optional fields only when they apply. */
+export function presentCreate(row: TransactionRow, payout: boolean): ApmCreateResponse {
+  const out: ApmCreateResponse = {
+    transactionId: row.id,
+    requestId: row.requestId ?? "",
+    transactionStatus: row.status,
+    apmResponseData: detailsOf(row).apmResponseData,
+  };
+  if (row.declineCode !== null) out.declineCode = row.declineCode;
+  const sub = subReasonOf(row);
+  if (sub) out.declineSubReason = sub;
+  if (payout) out.createdTime = toIso(row.createdAt);
+  return out;
+}
+
+export const APM_DESCRIPTORS: KindDescriptor[] = [
+  {
+    kind: "apm_payment",
+    callback: {
+      kind: "apm_payment",
+      present: (row, merchant) => presentApmPayment(row, merchant),
+      apmType: (row) => row.paymentMethod ?? undefined,
+    },
+  },
+  {
+    kind: "apm_payout",
+    callback: {
+      kind: "apm_payout",
+      present: (row, merchant) => presentApmPayout(row, merchant),
+      apmType: (row) => row.paymentMethod ?? undefined,
+    },
+  },
+];

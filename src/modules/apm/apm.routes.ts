@@ -1,0 +1,297 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { errorResponses, httpUrl, jsonResponse, pathParam } from "../../http/schemas.js";
+import {
+  AmountSchema,
+  BillingDetailsSchema,
+  CurrencySchema,
+  DeviceSchema,
+  MetadataSchema,
+  OrderSchema,
+  oneOf,
+  RequestIdSchema,
+  text,
+} from "../../http/wire.js";
+import { hmacBase64 } from "../../platform/crypto.js";
+import { FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
+
+const tags = ["APM payments and payouts"];
+
+/** A typed apmPayload field: "" counts as absent (the HPP collects it); otherwise the catalog's pattern. */
+const payloadField = (name: string) =>
+  z
+    .string()
+    .refine((v) => v === "" || fieldValueValid(name, v))
+    .optional()
+    .openapi({ example: FIELD_EXAMPLES[name] });
+
+/** Interface §2.6 ApmPayload: the method identifiers plus the method's own fields (CONTRACT §3 table). */
+export const ApmPayloadSchema = z
+  .looseObject({
+    paymentMethod: oneOf(PAYMENT_METHODS).openapi({ description: "From the sandbox's method catalog" }),
+    paymentType: oneOf(PAYMENT_TYPES),
+    walletId: payloadField("walletId"),
+    accountNumber: payloadField("accountNumber"),
+    bankName: payloadField("bankName"),
+    accountHolderName: payloadField("accountHolderName"),
+    bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
+    token: z
+      .looseObject({ paymentData: z.looseObject({ data: text() }) })
+      .optional()
+      .openapi({ description: "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data" }),
+    decrypted: z
+      .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+      .optional()
+      .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
+  })
+  .openapi("ApmPayload");
+
+/** Interface §2.1 ApmBillingDetails: the card BillingDetails plus a required phone and national ids. */
+export const ApmBillingDetailsSchema = BillingDetailsSchema.extend({
+  phone: text(),
+  ssn: z.string().optional(),
+  identityCode: z.string().optional(),
+}).openapi("ApmBillingDetails");
+
+/** Interface §2.1 Device (APM): only ip required, plus acceptHeader. */
+export const ApmDeviceSchema = DeviceSchema.partial()
+  .extend({ ip: DeviceSchema.shape.ip, acceptHeader: z.string().optional() })
+  .openapi("ApmDevice");
+
+export const ApmOrderSchema = OrderSchema.extend({
+  items: z.array(z.object({ name: z.string(), quantity: z.number().int().min(1), price: z.string() })).optional(),
+}).openapi("ApmOrder");
+
+const AccountIdSchema = z.union([text(), z.number().int()]).openapi({ description: "The merchant's accountId", example: "2001" });
+const ChecksumSchema = text().openapi({
+  description: "Base64(HMAC-SHA256(merchantSecret, `accountId|amount|currency|requestId`)), amount exactly as sent",
+});
+
+/** Fields of §4.11 that wallet pay-ins (paymentType MOBILE_WALLET) may leave out (CONTRACT §3 APM flows). */
+const NOT_FOR_WALLETS = ["order", "billingDetails", "device", "callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
+
+export const ApmPaymentRequestSchema = z
+  .object({
+    requestId: RequestIdSchema,
+    accountId: AccountIdSchema,
+    apmPayload: ApmPayloadSchema,
+    amount: AmountSchema,
+    currency: CurrencySchema,
+    metadata: MetadataSchema.optional(),
+    order: ApmOrderSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    billingDetails: ApmBillingDetailsSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    device: ApmDeviceSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    callbackUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    successRedirectUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    failureRedirectUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
+    checksum: ChecksumSchema,
+  })
+  .superRefine((body, ctx) => {
+    if (body.apmPayload.paymentType === "MOBILE_WALLET") return;
+    for (const f of NOT_FOR_WALLETS) {
+      if (body[f] === undefined) {
+        ctx.addIssue({ code: "invalid_type", expected: "string", input: undefined, path: [f], message: "received undefined" });
+        return;
+      }
+    }
+  })
+  .openapi("ApmPaymentRequest");
+
+export type ApmPaymentRequest = z.infer<typeof ApmPaymentRequestSchema>;
+
+export const ApmPayoutRequestSchema = z
+  .object({
+    requestId: RequestIdSchema,
+    accountId: AccountIdSchema,
+    apmPayload: ApmPayloadSchema,
+    amount: AmountSchema,
+    currency: CurrencySchema,
+    callbackUrl: httpUrl().optional(),
+    successRedirectUrl: httpUrl().optional(),
+    failureRedirectUrl: httpUrl().optional(),
+    metadata: MetadataSchema.optional(),
+    order: ApmOrderSchema.optional(),
+    billingDetails: ApmBillingDetailsSchema.partial().optional(),
+    device: ApmDeviceSchema.optional(),
+  })
+  .openapi("ApmPayoutRequest");
+
+export type ApmPayoutRequest = z.infer<typeof ApmPayoutRequestSchema>;
+
+const ApmResponseDataSchema = z
+  .object({
+    paymentMethod: z.string(),
+    paymentType: z.string(),
+    actionType: z.enum(["NONE", "REDIRECT", "QR"]),
+    redirectUrl: z.string().optional(),
+    qrData: z.string().optional().openapi({ description: "Base64 PNG of a QR code of qrDeepLink" }),
+    qrDeepLink: z.string().optional(),
+    providerTransactionId: z.string().optional(),
+  })
+  .openapi("ApmResponseData");
+
+export const ApmCreateResponseSchema = z
+  .object({
+    transactionId: z.string(),
+    requestId: z.string(),
+    transactionStatus: z.enum(["SUCCEED", "FAILED", "PROCESSING", "PENDING"]),
+    declineCode: z.number().int().optional(),
+    declineSubReason: z.string().optional(),
+    apmResponseData: ApmResponseDataSchema,
+    createdTime: z.string().optional().openapi({ description: "Payouts only" }),
+  })
+  .openapi("ApmCreateResponse");
+
+export type ApmCreateResponseBody = z.infer<typeof ApmCreateResponseSchema>;
+
+const ApmCallbackSchema = z
+  .object({
+    transactionId: z.string(),
+    requestId: z.string().nullable(),
+    accountId: z.number().int(),
+    transactionStatus: z.string(),
+    declineCode: z.number().int().nullable(),
+    declineSubReason: z.string().nullable(),
+    apmType: z.string().nullable(),
+    apmRequestPayload: z.record(z.string(), z.unknown()),
+    apmResponseData: z.record(z.string(), z.unknown()),
+    callbackUrl: z.string().nullable(),
+    billingDetails: z.record(z.string(), z.unknown()),
+    order: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    metadata: z.record(z.string(), z.string()),
+    orderCurrency: z.string().optional().openapi({ description: "Payments only" }),
+    processedCurrency: z.string().optional().openapi({ description: "Payments only" }),
+    orderAmount: z.number().optional().openapi({ description: "Payments only" }),
+    processedAmount: z.number().optional().openapi({ description: "Payments only" }),
+    conversionRate: z.number().optional().openapi({ description: "Payments only" }),
+    successRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
+    failureRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
+  })
+  .openapi("ApmCallback", { description: "Interface §6.6; also the info record of APM payments and payouts" });
+
+export type ApmInfoResponse = z.infer<typeof ApmCallbackSchema>;
+
+const StatusSchema = z.object({ transactionId: z.string(), transactionStatus: z.string() }).openapi("ApmStatus");
+
+/** One example request per method of the catalog, with a checksum valid for the built-in merchant. */
+function paymentExamples() {
+  const examples: Record<string, { summary: string; value: unknown }> = {};
+  for (const m of METHODS.filter((x) => x.directions.includes("payin"))) {
+    const currency = m.currencies === "any" ? "USD" : (m.currencies[0] ?? "USD");
+    const requestId = `example-${m.paymentMethod.toLowerCase()}`;
+    const payload: Record<string, unknown> = { paymentMethod: m.paymentMethod, paymentType: m.paymentType };
+    for (const f of m.alwaysHpp ? [] : m.requiredFields) payload[f] = FIELD_EXAMPLES[f];
+    if (m.paymentType === "MOBILE_WALLET") payload.token = { paymentData: { data: "BASE64_ENCRYPTED_WALLET_DATA" } };
+    const base = { requestId, accountId: "2001", amount: "20.50", currency, apmPayload: payload };
+    const full =
+      m.paymentType === "MOBILE_WALLET"
+        ? base
+        : {
+            ...base,
+            order: { orderId: "A-1001" },
+            billingDetails: {
+              firstName: "Jane",
+              lastName: "Doe",
+              address1: "1 Main St",
+              city: "Springfield",
+              state: "IL",
+              country: "US",
+              postalCode: "62701",
+              phone: "+15555550100",
+              email: "jane@example.com",
+              dateOfBirth: "1990-01-31",
+            },
+            device: { ip: "203.0.113.7" },
+            callbackUrl: "https://merchant.example/callback",
+            successRedirectUrl: "https://merchant.example/ok",
+            failureRedirectUrl: "https://merchant.example/ko",
+          };
+    const checksum = hmacBase64("sandbox_merchant_secret", `2001|20.50|${currency}|${requestId}`);
+    examples[m.paymentMethod] = { summary: `${m.paymentMethod} (${m.actionType})`, value: { ...full, checksum } };
+  }
+  return examples;
+}
+
+function payoutExamples() {
+  const examples: Record<string, { summary: string; value: unknown }> = {};
+  for (const m of METHODS.filter((x) => x.directions.includes("payout"))) {
+    const payload: Record<string, unknown> = { paymentMethod: m.paymentMethod, paymentType: m.paymentType };
+    for (const f of m.requiredFields) payload[f] = FIELD_EXAMPLES[f];
+    examples[m.paymentMethod] = {
+      summary: m.paymentMethod,
+      value: {
+        requestId: `example-payout-${m.paymentMethod.toLowerCase()}`,
+        accountId: "2001",
+        amount: "20.50",
+        currency: "USD",
+        apmPayload: payload,
+        callbackUrl: "https://merchant.example/callback",
+      },
+    };
+  }
+  return examples;
+}
+
+const IdParam = pathParam("id", "tx_4fQ...");
+
+export const createApmPaymentRoute = createRoute({
+  method: "post",
+  path: "/payments/apm",
+  tags,
+  summary: "Create an APM pay-in (PROCESSING, PENDING + redirect/QR, SUCCEED for wallets, or FAILED)",
+  request: {
+    body: {
+      required: true,
+      content: { "application/json": { schema: ApmPaymentRequestSchema, examples: paymentExamples() } },
+    },
+  },
+  responses: {
+    200: jsonResponse(ApmCreateResponseSchema, "Accepted (declines are 200 too); the same for a replayed requestId"),
+    ...errorResponses(400, 401, 409, 413),
+  },
+});
+
+export const apmStatusRoute = createRoute({
+  method: "get",
+  path: "/payments/apm/status/{id}",
+  tags,
+  summary: "Current status of an APM pay-in",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(StatusSchema, "Status"), ...errorResponses(401, 404) },
+});
+
+export const apmInfoRoute = createRoute({
+  method: "get",
+  path: "/payments/apm/info/{id}",
+  tags,
+  summary: "An APM pay-in in the APM-callback shape (§6.6)",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+});
+
+export const createApmPayoutRoute = createRoute({
+  method: "post",
+  path: "/payouts/apm",
+  tags,
+  summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
+  request: {
+    headers: z.object({ referer: z.string().optional().openapi({ description: "Required (interface §4.12)" }) }),
+    body: {
+      required: true,
+      content: { "application/json": { schema: ApmPayoutRequestSchema, examples: payoutExamples() } },
+    },
+  },
+  responses: {
+    200: jsonResponse(ApmCreateResponseSchema, "Accepted (declines are 200 too); the same for a replayed requestId"),
+    ...errorResponses(400, 401, 409, 413),
+  },
+});
+
+export const apmPayoutInfoRoute = createRoute({
+  method: "get",
+  path: "/payouts/apm/info/{id}",
+  tags,
+  summary: "An APM payout: the webhook body (§4.12, §6.6 payout form)",
+  request: { params: IdParam },
+  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+});

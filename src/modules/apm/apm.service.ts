@@ -1,0 +1,245 @@
+/**
+ * APM pay-ins and payouts (interface §2.6, §4.11, §4.12, §4.13 items 3–4, §5 rules 5–7, §6.6;
+ * CONTRACT §3 "APM methods", "APM request checksum", "APM flows"): kinds `apm_payment` and
+ * `apm_payout` on the one transaction lifecycle.
+ *
+ * How a transaction starts (the outcome engine decides first: profile "default", or the decrypted
+ * wallet PAN's profile; rules with `operation: payment | payout` apply):
+ * - a declining outcome (or an FX conversion without rates) → FAILED at once, declineSubReason set;
+ * - the shopper must act (fields missing → HPP, or a QR method) → PENDING, actionType REDIRECT/QR,
+ *   until the page is posted, the control plane completes it, or a rule's `completeAfter` runs out;
+ * - MOBILE_WALLET with a token or decrypted PAN → SUCCEED at once, actionType NONE;
+ * - other pay-ins → PROCESSING, SUCCEED one virtual minute later; payouts → PENDING, likewise.
+ * The shopper's pages and what posting them does are hosted-page.service.ts.
+ *
+ * LIMITATIONS:
+ * - `paymentType` must be the method's own type (no routing by country or provider route);
+ * - the apmPayload echo keeps unknown keys as sent; only the catalog's sensitive fields are masked.
+ */
+import { luhnValid } from "../../platform/cards.js";
+import type { Clock } from "../../platform/clock.js";
+import { hmacBase64, safeEqual } from "../../platform/crypto.js";
+import { invalidField } from "../../platform/errors.js";
+import type { OutcomeSpec } from "../../platform/fixtures.js";
+import type { Ids } from "../../platform/ids.js";
+import { formatAmount, parseAmount } from "../../platform/money.js";
+import { DEFAULT_PROFILE, type OutcomeEngine } from "../../scenarios/outcome-engine.js";
+import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import { requireOwnMerchant } from "../merchants/merchants.service.js";
+import type { FxRates } from "../payments/fx.js";
+import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import { type ApmCreateResponse, type ApmDetails, presentApmPayment, presentApmPayout, presentCreate } from "./apm.present.js";
+import type { ApmPaymentRequest, ApmPayoutRequest } from "./apm.routes.js";
+import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
+import { type ApmMethod, isWallet, missingFields } from "./methods.js";
+import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
+
+export interface ApmDeps {
+  clock: Clock;
+  ids: Ids;
+  outcomes: OutcomeEngine;
+  fx: FxRates;
+  idempotency: IdempotencyService;
+  lifecycle: TransactionLifecycle;
+  publicUrl: () => string;
+}
+
+type Payload = ApmPaymentRequest["apmPayload"];
+
+const PAN_PATH = "apmPayload.decrypted.applicationPrimaryAccountNumber";
+
+export class ApmService {
+  constructor(private readonly deps: ApmDeps) {}
+
+  /**
+   * Interface §4.11, the one use case behind POST /payments/apm: accountId, amount, the method's
+   * direction/type/currency and the request checksum are checked first (400 naming the field,
+   * nothing written), then, idempotently on requestId (operation "apm_payment"), the outcome.
+   */
+  createPayment(merchant: Merchant, body: ApmPaymentRequest): IdempotentResult<ApmCreateResponse> {
+    requireOwnMerchant(merchant, "accountId", body.accountId);
+    const amountMinor = parseAmount(body.amount, body.currency);
+    const method = checkMethod(body.apmPayload, "payin", body.currency);
+    const expected = hmacBase64(merchant.merchantSecret, `${body.accountId}|${body.amount}|${body.currency}|${body.requestId}`);
+    if (!safeEqual(body.checksum, expected)) throw invalidField("checksum");
+    let profile = DEFAULT_PROFILE;
+    const pan = body.apmPayload.decrypted?.applicationPrimaryAccountNumber;
+    if (isWallet(method) && pan !== undefined) {
+      if (!luhnValid(pan)) throw invalidField(PAN_PATH);
+      profile = this.deps.outcomes.profileFor(pan);
+    }
+    const echo = echoPayload(body.apmPayload);
+    const hashed = { ...body, apmPayload: { ...body.apmPayload, decrypted: echo.decrypted } };
+    return this.deps.idempotency.run(
+      { merchantKey: merchant.merchantKey, operation: "apm_payment", requestId: body.requestId },
+      hashed,
+      () => {
+        const spec = this.deps.outcomes.decide({
+          profile,
+          flow: "payment",
+          amountMinor,
+          currency: body.currency,
+          threeDSRequested: false,
+        });
+        const fx = this.deps.fx.apply(amountMinor, body.currency, merchant.processingCurrency);
+        const row = this.start(merchant, {
+          kind: "apm_payment",
+          method,
+          payload: body.apmPayload,
+          echo,
+          spec: fx ? spec : { status: "FAILED", declineCode: DECLINE.CURRENCY_EXCHANGE_NOT_ALLOWED },
+          base: {
+            requestId: body.requestId,
+            orderCurrency: body.currency,
+            orderAmount: amountMinor,
+            processedCurrency: fx?.processedCurrency ?? body.currency,
+            processedAmount: fx?.processedAmount ?? amountMinor,
+            conversionRate: fx?.conversionRate ?? "1",
+            callbackUrl: body.callbackUrl ?? null,
+            successRedirectUrl: body.successRedirectUrl ?? null,
+            failureRedirectUrl: body.failureRedirectUrl ?? null,
+            billingDetails: body.billingDetails ?? null,
+            orderData: body.order ?? null,
+            device: body.device ?? null,
+            metadata: body.metadata ?? null,
+          },
+        });
+        return presentCreate(row, false);
+      },
+    );
+  }
+
+  /**
+   * Interface §4.12 POST /payouts/apm (CONTRACT §3): the Referer header is required (the handler
+   * passes it), then accountId, amount and method checks, then idempotently (operation "apm_payout")
+   * PENDING that settles a virtual minute later, or FAILED at once when a payout rule declines.
+   */
+  createPayout(merchant: Merchant, body: ApmPayoutRequest): IdempotentResult<ApmCreateResponse> {
+    requireOwnMerchant(merchant, "accountId", body.accountId);
+    const amountMinor = parseAmount(body.amount, body.currency);
+    const method = checkMethod(body.apmPayload, "payout", body.currency);
+    const echo = echoPayload(body.apmPayload);
+    return this.deps.idempotency.run(
+      { merchantKey: merchant.merchantKey, operation: "apm_payout", requestId: body.requestId },
+      body,
+      () => {
+        const spec = this.deps.outcomes.decide({
+          profile: DEFAULT_PROFILE,
+          flow: "payout",
+          amountMinor,
+          currency: body.currency,
+          threeDSRequested: false,
+        });
+        const row = this.start(merchant, {
+          kind: "apm_payout",
+          method,
+          payload: body.apmPayload,
+          echo,
+          spec,
+          base: {
+            requestId: body.requestId,
+            orderCurrency: body.currency,
+            orderAmount: amountMinor,
+            processedCurrency: body.currency,
+            processedAmount: amountMinor,
+            conversionRate: "1",
+            callbackUrl: body.callbackUrl ?? null,
+            successRedirectUrl: body.successRedirectUrl ?? null,
+            failureRedirectUrl: body.failureRedirectUrl ?? null,
+            billingDetails: body.billingDetails ?? null,
+            orderData: body.order ?? null,
+            device: body.device ?? null,
+            metadata: body.metadata ?? null,
+          },
+        });
+        return presentCreate(row, true);
+      },
+    );
+  }
+
+  /** A merchant's APM pay-in; unknown, another kind or another merchant's → 404. */
+  getOwnPayment(merchant: Merchant, id: string): TransactionRow {
+    return this.deps.lifecycle.getOwn(merchant, id, ["apm_payment"]);
+  }
+
+  /** CONTRACT §3: APM pay-in info, the §6.6 payment callback body. */
+  paymentInfo(merchant: Merchant, id: string): Record<string, unknown> {
+    return presentApmPayment(this.getOwnPayment(merchant, id), merchant);
+  }
+
+  /** Interface §4.12 payout info: the §6.6 payout callback body; unknown or another merchant's → 404. */
+  payoutInfo(merchant: Merchant, id: string): Record<string, unknown> {
+    return presentApmPayout(this.deps.lifecycle.getOwn(merchant, id, ["apm_payout"], "Payout"), merchant);
+  }
+
+  /** Inside the create's transaction: the first status, apmResponseData, the row and its callback. */
+  private start(
+    merchant: Merchant,
+    input: {
+      kind: "apm_payment" | "apm_payout";
+      method: ApmMethod;
+      payload: Payload;
+      echo: Record<string, unknown>;
+      spec: OutcomeSpec;
+      base: Partial<TransactionRow>;
+    },
+  ): TransactionRow {
+    const { method, spec } = input;
+    const now = this.deps.clock.nowMs();
+    const id = this.deps.ids.next(input.kind === "apm_payout" ? "payout" : "transaction");
+    const missing = missingFields(method, input.payload as Record<string, unknown>);
+    const shopper = missing.length > 0 || method.actionType === "QR";
+    const start: Start = shopper ? "shopper" : input.kind === "apm_payout" ? "payout" : isWallet(method) ? "wallet" : "direct";
+    const first = firstStatus(spec, start);
+    const waitingOnShopper = shopper && first.status === "PENDING";
+    const responseData: Record<string, unknown> = {
+      paymentMethod: method.paymentMethod,
+      paymentType: method.paymentType,
+      actionType: "NONE",
+      providerTransactionId: `sbx-${id}`,
+    };
+    if (waitingOnShopper && method.actionType === "QR" && missing.length === 0) {
+      const amount = formatAmount(input.base.orderAmount ?? 0, input.base.orderCurrency ?? "");
+      const name = merchant.name ?? merchant.mid;
+      const link = method.paymentMethod === "PIX_QR" ? pixBrCode(name, amount, id) : upiDeepLink(name, amount, id);
+      Object.assign(responseData, {
+        actionType: "QR",
+        redirectUrl: `${this.deps.publicUrl()}/sandbox/qr/${encodeURIComponent(id)}`,
+        qrDeepLink: link,
+        qrData: qrPngBase64(link),
+      });
+    } else if (waitingOnShopper) {
+      Object.assign(responseData, {
+        actionType: "REDIRECT",
+        redirectUrl: `${this.deps.publicUrl()}/sandbox/hpp/${encodeURIComponent(id)}`,
+      });
+    }
+    const details: ApmDetails = {
+      apmPayload: input.echo,
+      apmResponseData: responseData,
+      missing: waitingOnShopper ? missing : [],
+    };
+    const due = first.spec ? deadlineOf(first.spec, now) : undefined;
+    return this.deps.lifecycle.create(
+      {
+        ...EMPTY_ROW,
+        ...input.base,
+        id,
+        merchantKey: merchant.merchantKey,
+        kind: input.kind,
+        status: first.status,
+        declineCode: first.declineCode,
+        paymentMethod: method.paymentMethod,
+        details,
+        dueAt: due?.dueAt ?? null,
+        dueStatus: due?.dueStatus ?? null,
+        dueDeclineCode: due?.dueDeclineCode ?? null,
+        createdAt: now,
+        updatedAt: now,
+      },
+      merchant,
+    );
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The shopper's side of an APM transaction (CONTRACT §3 "Hosted payment page", "APM flows"): what
+ * the HPP and QR pages show, and their answer. The pages need no auth (a shopper's browser opens
+ * them); a transaction is found by its unguessable id.
+ *
+ * LIMITATIONS:
+ * - the failure button declines with declineCode 2; nothing else of a real provider's UI is simulated.
+ */
+import { eq, sql } from "drizzle-orm";
+import { type Db, inTransaction } from "../../db/client.js";
+import { transactions } from "../../db/schema/index.js";
+import type { Clock } from "../../platform/clock.js";
+import { conflict, notFound } from "../../platform/errors.js";
+import type { Merchant } from "../merchants/merchants.service.js";
+import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { type ApmDetails, detailsOf } from "./apm.present.js";
+import { echoPayload, SETTLING } from "./apm.rules.js";
+import { fieldValueValid } from "./methods.js";
+
+export const APM_KINDS = ["apm_payment", "apm_payout"] as const;
+
+export interface HostedPageDeps {
+  db: Db;
+  clock: Clock;
+  lifecycle: TransactionLifecycle;
+}
+
+/** A page the shopper answers: which one, for what, and the fields still missing. */
+export interface ShopperPage {
+  row: TransactionRow;
+  merchant: Merchant;
+  details: ApmDetails;
+}
+
+/** The HPP's refusal of a posted form: the page re-renders with it (HTTP 400), nothing changes. */
+export class FormRejected extends Error {
+  constructor(
+    message: string,
+    readonly invalid: string[],
+  ) {
+    super(message);
+  }
+}
+export class HostedPageService {
+  private readonly setDetailsStmt;
+  private readonly setDueStmt;
+
+  constructor(private readonly deps: HostedPageDeps) {
+    const t = transactions;
+    this.setDetailsStmt = deps.db
+      .update(t)
+      .set({ details: sql`${sql.placeholder("details")}` })
+      .where(eq(t.id, sql.placeholder("id")))
+      .prepare();
+    this.setDueStmt = deps.db
+      .update(t)
+      .set({
+        dueAt: sql`${sql.placeholder("dueAt")}`,
+        dueStatus: sql`${sql.placeholder("dueStatus")}`,
+        dueDeclineCode: sql`${sql.placeholder("dueDeclineCode")}`,
+      })
+      .where(eq(t.id, sql.placeholder("id")))
+      .prepare();
+  }
+
+  /** The transaction behind an HPP or QR page (no auth: the shopper's browser), with its merchant. Reads only. */
+  page(id: string): ShopperPage {
+    const row = this.apmRow(id);
+    return { row, merchant: this.deps.lifecycle.merchantOf(row), details: detailsOf(row) };
+  }
+
+  /**
+   * The shopper's answer on the HPP or QR page (CONTRACT §3 "Hosted payment page", "APM flows"):
+   * `failure` → FAILED (declineCode 2); `success` needs every missing field, valid (else
+   * FormRejected and nothing changes), stores them (masked as for the request) and moves the
+   * transaction PENDING → PROCESSING, which settles SUCCEED a virtual minute later. Each change
+   * sends its callback. Only from PENDING with a page to answer, else 409.
+   */
+  answerPage(id: string, outcome: "success" | "failure", form: Record<string, unknown>): TransactionRow {
+    return inTransaction(this.deps.db, () => {
+      const row = this.apmRow(id);
+      const details = detailsOf(row);
+      const action = details.apmResponseData.actionType;
+      if (row.status !== "PENDING" || (action !== "REDIRECT" && action !== "QR")) {
+        throw conflict(`Transaction ${id} is ${row.status}, no longer waiting for the customer`);
+      }
+      if (outcome === "failure") return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER);
+      const collected: Record<string, unknown> = {};
+      const invalid: string[] = [];
+      for (const f of details.missing) {
+        const v = form[f];
+        if (typeof v !== "string" || !fieldValueValid(f, v.trim())) invalid.push(f);
+        else collected[f] = f === "token" ? { paymentData: { data: v.trim() } } : v.trim();
+      }
+      if (invalid.length > 0) throw new FormRejected(`Please fill in: ${invalid.join(", ")}`, invalid);
+      const next: ApmDetails = { ...details, apmPayload: { ...details.apmPayload, ...echoPayload(collected) }, missing: [] };
+      this.setDetailsStmt.run({ id, details: JSON.stringify(next) });
+      const moved = this.deps.lifecycle.transition({ ...row, details: next }, "PROCESSING", null);
+      const due = deadlineOf(SETTLING, this.deps.clock.nowMs());
+      if (due) this.setDueStmt.run({ id, ...due });
+      return { ...moved, ...due };
+    });
+  }
+  private apmRow(id: string): TransactionRow {
+    const row = this.deps.lifecycle.get(id);
+    if (!row || !(APM_KINDS as readonly string[]).includes(row.kind)) throw notFound(`Transaction not found: ${id}`);
+    return row;
+  }
+}

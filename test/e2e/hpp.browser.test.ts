@@ -1,0 +1,153 @@
+/**
+ * The hosted payment page and the QR page in headless Chromium against the real server (CONTRACT §3
+ * "Hosted payment page", "APM flows"): missing fields → the form again with a message (HTTP 400);
+ * filled in → 303 to the merchant's page, then PROCESSING and SUCCEED callbacks; the QR page works
+ * inside the merchant's iframe and breaks out to the top window.
+ */
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN } from "../helpers/harness.js";
+import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { type RunningServer, startServer } from "../helpers/server.js";
+import { apmBody, type Body } from "../http/apm.support.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`hpp.browser: skipped, ${CHROMIUM} is absent (.ci/run installs it with apt)`);
+
+async function startShop(): Promise<{ url: string; server: Server }> {
+  const server = createServer((req, res) => {
+    const u = new URL(req.url ?? "/", "http://shop");
+    res.setHeader("content-type", "text/html; charset=utf-8");
+    if (u.pathname === "/checkout") {
+      const src = u.searchParams.get("frame") ?? "";
+      res.end(
+        `<!doctype html><title>checkout</title><iframe src="${src.replace(/"/g, "&quot;")}" width="500" height="700"></iframe>`,
+      );
+    } else {
+      res.end(`<!doctype html><title>${u.pathname}</title><h1 id="landed">${u.pathname}</h1>`);
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.skipIf(!hasChromium)("HPP and QR pages in headless Chromium", () => {
+  let sandbox: RunningServer;
+  let receiver: Receiver;
+  let shop: { url: string; server: Server };
+  let browser: Browser;
+  let token: string;
+
+  beforeAll(async () => {
+    [sandbox, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+    });
+    const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret }),
+    });
+    token = ((await auth.json()) as { token: string }).token;
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sandbox?.stop();
+    await receiver?.close();
+    await new Promise((resolve) => shop?.server.close(resolve));
+  });
+
+  async function payIn(method: string, payload?: Body): Promise<{ transactionId: string; path: string }> {
+    const body = apmBody(
+      method,
+      { callbackUrl: `${receiver.url}/cb`, successRedirectUrl: `${shop.url}/ok`, failureRedirectUrl: `${shop.url}/ko` },
+      payload,
+    );
+    const res = await fetch(`${sandbox.url}/api/v1/payments/apm`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: token },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as {
+      transactionId: string;
+      transactionStatus: string;
+      apmResponseData: { redirectUrl: string };
+    };
+    expect(json.transactionStatus).toBe("PENDING");
+    return { transactionId: json.transactionId, path: new URL(json.apmResponseData.redirectUrl).pathname };
+  }
+
+  const hooksFor = (id: string) =>
+    receiver.received.map((h) => h.body as Record<string, unknown>).filter((b) => b.transactionId === id);
+  async function waitForHooks(id: string, n: number) {
+    while (hooksFor(id).length < n) await receiver.waitFor(receiver.received.length + 1);
+  }
+  const advance = (by: string) =>
+    fetch(`${sandbox.url}/_sandbox/clock/advance`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ by }),
+    });
+
+  it("HPP: empty fields → the form again with a message and HTTP 400; filled in → 303 to the shop, then SUCCEED by webhook", async () => {
+    const tx = await payIn("SMART_BANK_TRANSFER", { bankName: "Sandbox Bank" });
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${sandbox.url}${tx.path}`);
+      expect(await page.locator("form[method=post] input").count()).toBe(2);
+      expect(await page.textContent('label[for="f-accountNumber"]')).toBe("Bank account number");
+      const [refused] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        page.click('button[value="success"]'),
+      ]);
+      expect(refused.status()).toBe(400);
+      expect(await page.textContent("[role=alert]")).toContain("accountNumber");
+      await page.fill('input[name="accountNumber"]', "12345678");
+      await page.fill('input[name="accountHolderName"]', "Jane Doe");
+      const [answered] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        page.waitForURL(`${shop.url}/ok?transactionId=${tx.transactionId}`),
+        page.click('button[value="success"]'),
+      ]);
+      expect(answered.status()).toBe(303);
+      expect(await page.textContent("#landed")).toBe("/ok");
+    } finally {
+      await page.close();
+    }
+    await waitForHooks(tx.transactionId, 2);
+    expect((await advance("PT1M")).status).toBe(200);
+    await waitForHooks(tx.transactionId, 3);
+    expect(hooksFor(tx.transactionId).map((b) => b.transactionStatus)).toEqual(["PENDING", "PROCESSING", "SUCCEED"]);
+    expect(hooksFor(tx.transactionId)[2]?.apmRequestPayload).toMatchObject({
+      accountNumber: "****5678",
+      accountHolderName: "Jane Doe",
+    });
+  });
+
+  it("QR page in the merchant's iframe: the image renders; the button moves the top window to the shop", async () => {
+    const tx = await payIn("UPI_QR");
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${shop.url}/checkout?frame=${encodeURIComponent(`${sandbox.url}${tx.path}?mode=iframe`)}`);
+      const frame = page.frameLocator("iframe");
+      await frame.locator('button[value="success"]').waitFor();
+      const width = await frame.locator("img.qr").evaluate((img) => (img as HTMLImageElement).naturalWidth);
+      expect(width).toBeGreaterThan(100);
+      await Promise.all([
+        page.waitForURL(`${shop.url}/ok?transactionId=${tx.transactionId}`),
+        frame.locator('button[value="success"]').click(),
+      ]);
+      expect(page.frames()).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
+    await waitForHooks(tx.transactionId, 2);
+    expect(hooksFor(tx.transactionId).map((b) => b.transactionStatus)).toEqual(["PENDING", "PROCESSING"]);
+  });
+});
