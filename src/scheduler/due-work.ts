@@ -86,7 +86,7 @@ export class DueWorkRunner {
 
   private async runSerial(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
-    const until = target ?? this.clock.nowMs();
+    let until = target ?? this.clock.nowMs();
     let sliceStart = performance.now();
     for (let step = 0; step < MAX_STEPS; step++) {
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -107,6 +107,10 @@ export class DueWorkRunner {
         if (waits.length > 0) {
           for (const w of waits) w.catch(() => undefined); // the race reports it; later ones are not unhandled
           await Promise.race([...waits, new Promise<void>((resolve) => this.pokeWaiters.push(resolve))]);
+          // a running clock (time scale) moved while we waited: what became due meanwhile (the next
+          // delivery of an orderKey whose head just settled) is due "by now" too, so a run that settles
+          // answers only after it was attempted (CONTRACT §4 clock/advance)
+          until = Math.max(until, this.clock.nowMs());
           continue;
         }
       }

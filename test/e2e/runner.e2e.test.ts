@@ -70,12 +70,7 @@ describe("the paysandbox command line", () => {
     expect(r.output.trim()).toBe("paysandbox run: scenarios/nope.yaml: no such file");
   });
 
-  // KNOWN BUG (found when the webhook-isolation and runner branches met, not fixed this session): against
-  // a separately started server, three-ds.yaml's SUCCEED callback to the runner's own receiver fails
-  // its first attempt with ECONNRESET (the CUSTOMER_VERIFICATION one before it is delivered), so its
-  // `webhook ... delivery: delivered` step fails. In-process runs and a hand-made client doing the same
-  // calls (payment, 3DS form, advance PT0S, journal) do not reproduce it. Re-enable once explained.
-  it.skip("run --target: the library against a real started server, with its admin token", async () => {
+  it("run --target: the library against a real started server, with its admin token", async () => {
     server = await startServer({ args: ["--start-time", "2026-02-01T00:00:00Z"], env: { SANDBOX_ADMIN_TOKEN: "qa-t0ken" } });
     const junit = join(tempDbPath(), "..", "junit.xml");
     const r = await runCli(

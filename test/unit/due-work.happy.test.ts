@@ -90,3 +90,36 @@ describe("due work runner", () => {
     expect(maxActive).toBe(1);
   });
 });
+
+describe("a settling run while the clock runs on (time scale)", () => {
+  it("also runs what became due while it waited for work under way: the next delivery behind one that just settled", async () => {
+    const clock = new ManualClock(1_000);
+    const runner = new DueWorkRunner(clock);
+    const sent: number[] = [];
+    let inFlight: Promise<void> | undefined;
+    let next: number | undefined;
+    // a head delivery on the wire; when it settles (at a later clock time) the next one becomes due then
+    const dispatcher: DueWork = {
+      name: "deliveries",
+      nextDueAt: () => next,
+      run(now) {
+        sent.push(now);
+        next = undefined;
+        return { deliveries: 1 };
+      },
+      pending: () => inFlight,
+    };
+    runner.register(dispatcher);
+    inFlight = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        clock.advance(5); // real time passed while the request was out
+        next = clock.nowMs();
+        inFlight = undefined;
+        resolve();
+      }),
+    );
+    const ran = await runner.runUntil(); // "by now", like POST /_sandbox/clock/advance {"by":"PT0S"}
+    expect(sent).toEqual([1_005]);
+    expect(ran.deliveries).toBe(1);
+  });
+});
