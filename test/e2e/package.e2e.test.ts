@@ -29,7 +29,14 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
   const dir = mkdtempSync(join(tmpdir(), "paysandbox-pack-"));
   let proc: ChildProcess | undefined;
   afterAll(() => {
-    proc?.kill("SIGKILL");
+    // npx runs the server as its child: kill the whole process group, not only npx
+    if (proc?.pid !== undefined) {
+      try {
+        process.kill(-proc.pid, "SIGKILL");
+      } catch {
+        proc.kill("SIGKILL");
+      }
+    }
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -89,6 +96,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
     proc = spawn("npx", ["--no-install", "paysandbox", "start", "--port", "0", "--host", "127.0.0.1", "--db", ":memory:"], {
       cwd: app,
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let out = "";
     proc.stderr?.on("data", (d: Buffer) => {
