@@ -4,6 +4,7 @@
  * payments, round robin, each with a callbackUrl) and POST /v1/payouts/card (4111…, a callbackUrl).
  *
  * Target: refund and payout creation each ≥ the card payment's req/s in the same run (they do less).
+ * The three are interleaved in rotated rounds (the database grows during the run).
  * Run with `npx tsx bench/refunds-payouts.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  */
 import { emit, load, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
@@ -12,6 +13,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 32;
 const PARENTS = 2_000;
+const ROUNDS = 3;
 
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
@@ -96,12 +98,32 @@ try {
 
   await inserts(WARMUP);
   const f = await inserts(DURATION);
-  await payments(WARMUP);
-  const p = await payments(DURATION);
-  await refunds(WARMUP);
-  const r = await refunds(DURATION);
-  await payouts(WARMUP);
-  const o = await payouts(DURATION);
+  // The database grows as the run goes on, so the three are interleaved: ROUNDS rounds, each in a
+  // rotated order, and each figure is the mean of its rounds (p99: the worst round).
+  const kinds = { payments, refunds, payouts };
+  const results: Record<keyof typeof kinds, Array<Awaited<ReturnType<typeof payments>>>> = {
+    payments: [],
+    refunds: [],
+    payouts: [],
+  };
+  const names = Object.keys(kinds) as Array<keyof typeof kinds>;
+  for (const name of names) await kinds[name](WARMUP);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(round + k) % names.length] as keyof typeof kinds;
+      results[name].push(await kinds[name](Math.max(1, Math.round(DURATION / ROUNDS))));
+    }
+  }
+  const merged = (xs: Array<Awaited<ReturnType<typeof payments>>>) => ({
+    rps: Math.round(xs.reduce((a, x) => a + x.rps, 0) / xs.length),
+    p50: Math.max(...xs.map((x) => x.p50)),
+    p99: Math.max(...xs.map((x) => x.p99)),
+    errors: xs.reduce((a, x) => a + x.errors, 0),
+    non2xx: xs.reduce((a, x) => a + x.non2xx, 0),
+  });
+  const p = merged(results.payments);
+  const r = merged(results.refunds);
+  const o = merged(results.payouts);
   const line = (name: string, x: typeof p) =>
     `${name}: ${x.rps} req/s, p50 ${x.p50} ms, p99 ${x.p99} ms, ${x.errors} errors, ${x.non2xx} non-2xx`;
   console.log(`floor (bare hono + 1 INSERT): ${f.rps} req/s`);
