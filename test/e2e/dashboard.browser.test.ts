@@ -4,18 +4,17 @@
  * clock's advance buttons, and the admin-token login. Screenshots go to test-results/ (gitignored)
  * and their paths are printed.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchChromium } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { ROOT, type RunningServer, startServer } from "../helpers/server.js";
 import { CARDS, cardPaymentBody, threeDsBody } from "../http/payments.body.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard.browser: skipped, ${CHROMIUM} is absent (.ci/run installs it with apt)`);
+const chromiumOk = hasChromium("dashboard.browser");
 
 const RESULTS = join(ROOT, "test-results");
 const START = "2026-01-15T12:00:00Z";
@@ -27,12 +26,6 @@ const QA = {
   accountId: 6001,
   name: "QA Shop",
 };
-
-const launch = () =>
-  chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-  });
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
@@ -55,7 +48,7 @@ async function screenshot(page: Page, name: string) {
   console.log(`dashboard screenshot: ${path}`);
 }
 
-describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
+describe.skipIf(!chromiumOk)("dashboard in headless Chromium", () => {
   let sandbox: RunningServer;
   let receiver: Receiver;
   let browser: Browser;
@@ -69,7 +62,11 @@ describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
   };
 
   beforeAll(async () => {
-    [sandbox, receiver, browser] = await Promise.all([startServer({ args: ["--start-time", START] }), startReceiver(), launch()]);
+    [sandbox, receiver, browser] = await Promise.all([
+      startServer({ args: ["--start-time", START] }),
+      startReceiver(),
+      launchChromium(),
+    ]);
     const loaded = await post(`${sandbox.url}/_sandbox/scenarios`, {
       name: "dashboard-e2e",
       description: "A second merchant and a rule that leaves 13.37 PROCESSING",
@@ -243,12 +240,12 @@ describe.skipIf(!hasChromium)("dashboard in headless Chromium", () => {
   });
 });
 
-describe.skipIf(!hasChromium)("dashboard behind SANDBOX_ADMIN_TOKEN in headless Chromium", () => {
+describe.skipIf(!chromiumOk)("dashboard behind SANDBOX_ADMIN_TOKEN in headless Chromium", () => {
   let sandbox: RunningServer;
   let browser: Browser;
 
   beforeAll(async () => {
-    [sandbox, browser] = await Promise.all([startServer({ env: { SANDBOX_ADMIN_TOKEN: "s3cret-admin" } }), launch()]);
+    [sandbox, browser] = await Promise.all([startServer({ env: { SANDBOX_ADMIN_TOKEN: "s3cret-admin" } }), launchChromium()]);
   });
 
   afterAll(async () => {

@@ -3,25 +3,20 @@
  * opened in headless Chromium with every request outside the sandbox aborted; the API reference
  * still shows the operations of /openapi.json.
  */
-import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchChromium } from "../helpers/browser.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`docs.browser: skipped, ${CHROMIUM} is absent (.ci/run installs it with apt)`);
+const chromiumOk = hasChromium("docs.browser");
 
-describe.skipIf(!hasChromium)("/docs offline in headless Chromium", () => {
+describe.skipIf(!chromiumOk)("/docs offline in headless Chromium", () => {
   let sandbox: RunningServer;
   let browser: Browser;
 
   beforeAll(async () => {
     sandbox = await startServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -4,38 +4,18 @@
  * filled in → 303 to the merchant's page, then PROCESSING and SUCCEED callbacks; the QR page works
  * inside the merchant's iframe and breaks out to the top window.
  */
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Server } from "node:http";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 import { apmBody, type Body } from "../http/apm.support.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`hpp.browser: skipped, ${CHROMIUM} is absent (.ci/run installs it with apt)`);
+const chromiumOk = hasChromium("hpp.browser");
 
-async function startShop(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const u = new URL(req.url ?? "/", "http://shop");
-    res.setHeader("content-type", "text/html; charset=utf-8");
-    if (u.pathname === "/checkout") {
-      const src = u.searchParams.get("frame") ?? "";
-      res.end(
-        `<!doctype html><title>checkout</title><iframe src="${src.replace(/"/g, "&quot;")}" width="500" height="700"></iframe>`,
-      );
-    } else {
-      res.end(`<!doctype html><title>${u.pathname}</title><h1 id="landed">${u.pathname}</h1>`);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-describe.skipIf(!hasChromium)("HPP and QR pages in headless Chromium", () => {
+describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
   let sandbox: RunningServer;
   let receiver: Receiver;
   let shop: { url: string; server: Server };
@@ -44,10 +24,7 @@ describe.skipIf(!hasChromium)("HPP and QR pages in headless Chromium", () => {
 
   beforeAll(async () => {
     [sandbox, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-    });
+    browser = await launchChromium();
     const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
       method: "POST",
       headers: { "content-type": "application/json" },

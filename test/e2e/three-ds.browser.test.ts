@@ -2,39 +2,18 @@
  * The 3DS challenge page in headless Chromium against the real server (CONTRACT §3): a shopper
  * clicks a button, lands on the merchant's page with transactionId, and the webhook says so.
  */
-import { existsSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Server } from "node:http";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 import { threeDsBody } from "../http/payments.body.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`three-ds.browser: skipped, ${CHROMIUM} is absent (.ci/run installs it with apt)`);
+const chromiumOk = hasChromium("three-ds.browser");
 
-/** The merchant's shop: the redirect targets and a checkout page that frames the challenge. */
-async function startShop(): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const u = new URL(req.url ?? "/", "http://shop");
-    res.setHeader("content-type", "text/html; charset=utf-8");
-    if (u.pathname === "/checkout") {
-      const src = u.searchParams.get("challenge") ?? "";
-      res.end(
-        `<!doctype html><title>checkout</title><h1>Checkout</h1><iframe src="${src.replace(/"/g, "&quot;")}" width="500" height="500"></iframe>`,
-      );
-    } else {
-      res.end(`<!doctype html><title>${u.pathname}</title><h1 id="landed">${u.pathname}</h1>`);
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-describe.skipIf(!hasChromium)("3DS challenge page in headless Chromium", () => {
+describe.skipIf(!chromiumOk)("3DS challenge page in headless Chromium", () => {
   let sandbox: RunningServer;
   let receiver: Receiver;
   let shop: { url: string; server: Server };
@@ -43,10 +22,7 @@ describe.skipIf(!hasChromium)("3DS challenge page in headless Chromium", () => {
 
   beforeAll(async () => {
     [sandbox, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-    });
+    browser = await launchChromium();
     const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -114,7 +90,7 @@ describe.skipIf(!hasChromium)("3DS challenge page in headless Chromium", () => {
     const tx = await challenge();
     const page = await browser.newPage();
     try {
-      await page.goto(`${shop.url}/checkout?challenge=${encodeURIComponent(tx.challengeUrlIframe)}`);
+      await page.goto(`${shop.url}/checkout?frame=${encodeURIComponent(tx.challengeUrlIframe)}`);
       const frame = page.frameLocator("iframe");
       await frame.locator('button[value="failure"]').waitFor();
       await Promise.all([

@@ -221,7 +221,7 @@ export class ApmService {
       apmResponseData: responseData,
       missing: waitingOnShopper ? missing : [],
     };
-    const due = first.spec ? deadlineOf(first.spec, now) : undefined;
+    const due = first.spec ? deadlineOf(first.spec, now) : {};
     return this.deps.lifecycle.create(
       {
         ...EMPTY_ROW,
@@ -233,9 +233,7 @@ export class ApmService {
         declineCode: first.declineCode,
         paymentMethod: method.paymentMethod,
         details,
-        dueAt: due?.dueAt ?? null,
-        dueStatus: due?.dueStatus ?? null,
-        dueDeclineCode: due?.dueDeclineCode ?? null,
+        ...due,
         createdAt: now,
         updatedAt: now,
       },

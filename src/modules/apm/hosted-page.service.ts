@@ -6,9 +6,7 @@
  * LIMITATIONS:
  * - the failure button declines with declineCode 2; nothing else of a real provider's UI is simulated.
  */
-import { eq, sql } from "drizzle-orm";
 import { type Db, inTransaction } from "../../db/client.js";
-import { transactions } from "../../db/schema/index.js";
 import type { Clock } from "../../platform/clock.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import type { Merchant } from "../merchants/merchants.service.js";
@@ -42,26 +40,7 @@ export class FormRejected extends Error {
   }
 }
 export class HostedPageService {
-  private readonly setDetailsStmt;
-  private readonly setDueStmt;
-
-  constructor(private readonly deps: HostedPageDeps) {
-    const t = transactions;
-    this.setDetailsStmt = deps.db
-      .update(t)
-      .set({ details: sql`${sql.placeholder("details")}` })
-      .where(eq(t.id, sql.placeholder("id")))
-      .prepare();
-    this.setDueStmt = deps.db
-      .update(t)
-      .set({
-        dueAt: sql`${sql.placeholder("dueAt")}`,
-        dueStatus: sql`${sql.placeholder("dueStatus")}`,
-        dueDeclineCode: sql`${sql.placeholder("dueDeclineCode")}`,
-      })
-      .where(eq(t.id, sql.placeholder("id")))
-      .prepare();
-  }
+  constructor(private readonly deps: HostedPageDeps) {}
 
   /** The transaction behind an HPP or QR page (no auth: the shopper's browser), with its merchant. Reads only. */
   page(id: string): ShopperPage {
@@ -94,11 +73,13 @@ export class HostedPageService {
       }
       if (invalid.length > 0) throw new FormRejected(`Please fill in: ${invalid.join(", ")}`, invalid);
       const next: ApmDetails = { ...details, apmPayload: { ...details.apmPayload, ...echoPayload(collected) }, missing: [] };
-      this.setDetailsStmt.run({ id, details: JSON.stringify(next) });
-      const moved = this.deps.lifecycle.transition({ ...row, details: next }, "PROCESSING", null);
-      const due = deadlineOf(SETTLING, this.deps.clock.nowMs());
-      if (due) this.setDueStmt.run({ id, ...due });
-      return { ...moved, ...due };
+      this.deps.lifecycle.setDetails(id, next as unknown as Record<string, unknown>);
+      return this.deps.lifecycle.transition(
+        { ...row, details: next },
+        "PROCESSING",
+        null,
+        deadlineOf(SETTLING, this.deps.clock.nowMs()),
+      );
     });
   }
   private apmRow(id: string): TransactionRow {

@@ -23,7 +23,7 @@ import type { Flow, OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import { DECLINE, deadlineOf, declineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { type CardOnFile, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
 import type { CardPaymentRequest } from "./payments.routes.js";
@@ -140,7 +140,7 @@ export class PaymentService {
         })
       : { status: "FAILED", declineCode: DECLINE.CURRENCY_EXCHANGE_NOT_ALLOWED };
     const status = spec.status;
-    const declineCode = status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+    const declineCode = declineOf(spec);
     const due = deadlineOf(spec, now);
     const row = this.deps.lifecycle.create(
       {
@@ -177,9 +177,7 @@ export class PaymentService {
         orderData: input.order ?? null,
         device: input.device ?? null,
         metadata: input.metadata ?? null,
-        dueAt: due?.dueAt ?? null,
-        dueStatus: due?.dueStatus ?? null,
-        dueDeclineCode: due?.dueDeclineCode ?? null,
+        ...due,
         createdAt: now,
         updatedAt: now,
       },

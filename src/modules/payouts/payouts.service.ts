@@ -18,7 +18,13 @@ import type { IdempotencyService, IdempotentResult } from "../idempotency/idempo
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { readCard } from "../payments/card.js";
-import { DECLINE, deadlineOf, pendingFirst, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import {
+  deadlineOf,
+  declineOf,
+  pendingFirst,
+  type TransactionLifecycle,
+  type TransactionRow,
+} from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
 import { type PayoutCallback, presentPayout } from "./payouts.present.js";
 import type { PayoutRequest } from "./payouts.routes.js";
@@ -63,7 +69,7 @@ export class PayoutService {
           }),
         );
         const now = this.deps.clock.nowMs();
-        const declineCode = spec.status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+        const declineCode = declineOf(spec);
         const due = deadlineOf(spec, now);
         const row = this.deps.lifecycle.create(
           {
@@ -90,9 +96,7 @@ export class PayoutService {
             billingDetails: body.billingDetails ?? null,
             details: { userEmail: body.userEmail },
             metadata: body.metadata ?? null,
-            dueAt: due?.dueAt ?? null,
-            dueStatus: due?.dueStatus ?? null,
-            dueDeclineCode: due?.dueDeclineCode ?? null,
+            ...due,
             createdAt: now,
             updatedAt: now,
           },

@@ -22,7 +22,13 @@ import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import { DECLINE, deadlineOf, pendingFirst, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import {
+  deadlineOf,
+  declineOf,
+  pendingFirst,
+  type TransactionLifecycle,
+  type TransactionRow,
+} from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
 import { presentRefundInfo, type RefundInfo } from "./refunds.present.js";
 import type { RefundRequest } from "./refunds.routes.js";
@@ -90,7 +96,7 @@ export class RefundService {
         );
         const now = this.deps.clock.nowMs();
         const status = spec.status;
-        const declineCode = status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
+        const declineCode = declineOf(spec);
         const due = deadlineOf(spec, now);
         const row = lifecycle.create(
           {
@@ -114,9 +120,7 @@ export class RefundService {
             callbackUrl: body.callbackUrl ?? null,
             details: { reason: body.reason },
             metadata: body.metadata ?? null,
-            dueAt: due?.dueAt ?? null,
-            dueStatus: due?.dueStatus ?? null,
-            dueDeclineCode: due?.dueDeclineCode ?? null,
+            ...due,
             createdAt: now,
             updatedAt: now,
           },

@@ -85,17 +85,18 @@ export interface LifecycleDeps {
 const NO_DUE: DueSet = { dueAt: null, dueStatus: null, dueDeclineCode: null };
 
 /**
- * When and how a waiting outcome ends by itself: a 3DS challenge fails after 30 minutes (declineCode
- * 4); PROCESSING/PENDING with `completeAfter` ends in `completeWith` (or FAILED when the outcome names
- * a declineCode, else SUCCEED). Undefined: no deadline.
+ * The deadline columns of a new status: when and how a waiting outcome ends by itself. A 3DS
+ * challenge fails after 30 minutes (declineCode 4); PROCESSING/PENDING with `completeAfter` ends in
+ * `completeWith` (or FAILED when the outcome names a declineCode, else SUCCEED); anything else has
+ * none (all three null), so a row spreads the result as it is.
  */
-export function deadlineOf(spec: OutcomeSpec, now: number): DueSet | undefined {
+export function deadlineOf(spec: OutcomeSpec, now: number): DueSet {
   if (spec.status === "CUSTOMER_VERIFICATION") {
     return { dueAt: now + CHALLENGE_TIMEOUT_MS, dueStatus: "FAILED", dueDeclineCode: DECLINE.FORM_TIMEOUT };
   }
   if ((spec.status === "PROCESSING" || spec.status === "PENDING") && spec.completeAfter) {
     const d = parseDuration(spec.completeAfter);
-    if (!d) return undefined;
+    if (!d) return NO_DUE;
     const status = spec.completeWith ?? (spec.declineCode !== undefined ? "FAILED" : "SUCCEED");
     return {
       dueAt: addDuration(now, d),
@@ -103,8 +104,12 @@ export function deadlineOf(spec: OutcomeSpec, now: number): DueSet | undefined {
       dueDeclineCode: status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null,
     };
   }
-  return undefined;
+  return NO_DUE;
 }
+
+/** The declineCode a decided outcome carries: its own, 2 when a FAILED outcome names none, else null. */
+export const declineOf = (spec: OutcomeSpec): number | null =>
+  spec.status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
 
 /**
  * For kinds that are never final at once when they succeed (refunds, payouts; CONTRACT §3): an
@@ -156,6 +161,11 @@ export class TransactionLifecycle implements DueWork {
     return row;
   }
 
+  /** Inside a transaction: a kind's own data changes without a status change (fields an HPP collected). */
+  setDetails(id: string, details: Record<string, unknown>): void {
+    this.repo.setDetails(id, details);
+  }
+
   /** Sums of a payment's refunds that are not FAILED (or only the SUCCEED ones). */
   refundTotals(parentId: string, only?: "not-failed" | "SUCCEED") {
     return this.repo.refundTotals(parentId, only);
@@ -171,11 +181,14 @@ export class TransactionLifecycle implements DueWork {
     return updated;
   }
 
-  /** Inside a transaction: any other status change the merchant can observe (REFUNDED), with its callback. */
-  transition(row: TransactionRow, status: string, declineCode: number | null): TransactionRow {
+  /**
+   * Inside a transaction: any other status change the merchant can observe (REFUNDED; an HPP answer
+   * moving a pay-in to PROCESSING with the deadline it now has), with its callback.
+   */
+  transition(row: TransactionRow, status: string, declineCode: number | null, due: DueSet = NO_DUE): TransactionRow {
     const now = this.deps.clock.nowMs();
-    this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...NO_DUE });
-    const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...NO_DUE };
+    this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...due });
+    const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...due };
     this.notify(updated, this.merchantOf(updated));
     return updated;
   }

@@ -68,6 +68,7 @@ export class TransactionsRepo {
   private readonly byIdStmt;
   private readonly setStatusStmt;
   private readonly setDueStmt;
+  private readonly setDetailsStmt;
   private readonly nextDueStmt;
   private readonly dueStmt;
   private readonly refundTotalsStmt;
@@ -96,6 +97,11 @@ export class TransactionsRepo {
     this.setDueStmt = db
       .update(t)
       .set({ dueAt: sql`${ph("dueAt")}`, dueStatus: sql`${ph("dueStatus")}`, dueDeclineCode: sql`${ph("dueDeclineCode")}` })
+      .where(eq(t.id, ph("id")))
+      .prepare();
+    this.setDetailsStmt = db
+      .update(t)
+      .set({ details: sql`${ph("details")}` })
       .where(eq(t.id, ph("id")))
       .prepare();
     this.nextDueStmt = db
@@ -143,6 +149,10 @@ export class TransactionsRepo {
 
   setDue(id: string, due: DueSet): void {
     this.setDueStmt.run({ id, ...due });
+  }
+
+  setDetails(id: string, details: Record<string, unknown>): void {
+    this.setDetailsStmt.run({ id, details: JSON.stringify(details) });
   }
 
   nextDueAt(): number | undefined {
