@@ -116,14 +116,20 @@ export async function startSandbox(
     args?: string[];
     /** An existing (seeded) SQLite file instead of a fresh one. */
     dbPath?: string;
+    /** Node flags before the script, e.g. `--cpu-prof` (NODE_OPTIONS refuses it). */
+    nodeArgs?: string[];
+    /** Another build's main.js (A/B runs: bench/ab/compare.ts). */
+    main?: string;
   } = {},
 ): Promise<Running> {
-  if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
+  const main = opts.main ?? MAIN;
+  if (!existsSync(main)) throw new Error(`${main} is missing: run \`npm run build\` (npm run bench does)`);
   const dir = tempDir();
   const port = await freePort();
   const { proc, output, kill } = spawnNode(
     [
-      MAIN,
+      ...(opts.nodeArgs ?? []),
+      main,
       "start",
       "--port",
       String(port),

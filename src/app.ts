@@ -10,7 +10,7 @@ import { readBody } from "./http/body.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES } from "./http/gateway.js";
-import { adminAuth, bearerAuth, requestContext } from "./http/middleware.js";
+import { adminAuth, awaitCommit, bearerAuth, requestContext } from "./http/middleware.js";
 import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
 import { registerPayments } from "./modules/payments/payments.handlers.js";
@@ -62,6 +62,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
 
   // Middleware is mounted only where it applies: every async layer costs each request a few µs.
   app.use(requestContext(ctx.logger));
+  app.use(awaitCommit(ctx.db.$client));
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);

@@ -9,7 +9,8 @@ import { createApp } from "./app.js";
 import { runCli } from "./cli/index.js";
 import type { Config } from "./config.js";
 import { createContext } from "./context.js";
-import { checkpointInBackground, openDb } from "./db/client.js";
+import { checkpointInBackground, closeDb, openDb } from "./db/client.js";
+import { enableGroupCommit } from "./db/commit.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
@@ -26,6 +27,8 @@ export async function main(argv: string[]): Promise<void> {
 async function start(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = openDb(config.db);
+  // one commit per turn of the event loop for every request's writes; answers wait for it (src/db/commit.ts)
+  enableGroupCommit(db.$client);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
   const persisted = new ClockStore(db, clock).load();
   if (persisted !== undefined) clock.resetTo(persisted);
@@ -103,7 +106,7 @@ async function start(config: Config): Promise<void> {
       .finally(() => {
         try {
           ctx.clockStore.save();
-          db.$client.close();
+          closeDb(db);
         } finally {
           process.exit(0);
         }

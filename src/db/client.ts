@@ -6,6 +6,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { commitNow, inTransaction as inSqliteTransaction } from "./commit.js";
 import * as schema from "./schema/index.js";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -33,9 +34,19 @@ export function openDb(path: string, migrationsFolder = MIGRATIONS): Db {
   return db;
 }
 
-/** A synchronous transaction (better-sqlite3 transactions cannot be async; keep I/O out). */
+/**
+ * A synchronous transaction (better-sqlite3 transactions cannot be async; keep I/O out); a
+ * savepoint inside another one or inside a group-commit batch (src/db/commit.ts).
+ */
 export function inTransaction<T>(db: Db, fn: () => T): T {
-  return db.$client.transaction(fn).immediate();
+  return inSqliteTransaction(db.$client, fn);
+}
+
+/** Commits what a group-commit batch still holds, then closes the file (shutdown, tests). */
+export function closeDb(db: Db): void {
+  if (!db.$client.open) return;
+  commitNow(db.$client);
+  db.$client.close();
 }
 
 /** The checkpointer thread: its own connection to the file, a PASSIVE checkpoint every `ms`. */
@@ -74,7 +85,8 @@ export function checkpointInBackground(db: Db, path: string, ms = 250, restartFr
   // the top only once wholly copied: past `restartFrames`, the main connection copies those few
   // frames (a millisecond or two) so that its next commit restarts it.
   worker.on("message", () => {
-    if (!stopping && sqlite.open) sqlite.pragma("wal_checkpoint(PASSIVE)");
+    // not inside an open group-commit batch: the thread asks again while the WAL stays long
+    if (!stopping && sqlite.open && !sqlite.inTransaction) sqlite.pragma("wal_checkpoint(PASSIVE)");
   });
   // if the thread dies, SQLite checkpoints inside commits again, as it does by default
   worker.on("error", () => undefined);

@@ -1,5 +1,7 @@
+import type Database from "better-sqlite3";
 import type { MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
+import { committed } from "../db/commit.js";
 import type { Merchant } from "../db/schema/index.js";
 import { safeEqual } from "../platform/crypto.js";
 import { unauthorized } from "../platform/errors.js";
@@ -32,6 +34,18 @@ export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> 
       if (!safeEqual(given, token)) throw unauthorized("Admin token required: Authorization: Bearer <SANDBOX_ADMIN_TOKEN>");
     }
     await next();
+  };
+}
+
+/**
+ * Group commit (src/db/commit.ts): an answer leaves only once the writes of its turn are
+ * committed, so nothing is acknowledged that a crash could take back. A failed commit is a 500.
+ */
+export function awaitCommit(sqlite: Database.Database): MiddlewareHandler<AppEnv> {
+  return async (_c, next) => {
+    await next();
+    const done = committed(sqlite);
+    if (done) await done;
   };
 }
 

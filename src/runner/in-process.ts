@@ -8,6 +8,7 @@ import pino from "pino";
 import { createApp } from "../app.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
+import { closeDb } from "../db/client.js";
 import { ManualClock, parseInstant, realNowMs } from "../platform/clock.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
 import type { Reply, Target } from "./target.js";
@@ -39,7 +40,7 @@ export function inProcessTarget(scenario: Scenario, source: string): Target {
     async close() {
       await ctx.work.idle();
       await ctx.webhooks.close();
-      ctx.db.$client.close();
+      closeDb(ctx.db);
     },
   };
 }

@@ -14,6 +14,7 @@ import pino from "pino";
 import { createApp } from "../app.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
+import { closeDb } from "../db/client.js";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import type { ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
@@ -171,14 +172,14 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
         await Promise.all([close(running), close(hooks.server)]);
         await ctx.work.idle();
         await ctx.webhooks.close();
-        ctx.db.$client.close();
+        closeDb(ctx.db);
       },
     };
   } catch (err) {
     clearInterval(timer);
     if (server?.listening) await close(server);
     if (hooks.server.listening) await close(hooks.server);
-    if (ctx.db.$client.open) ctx.db.$client.close();
+    if (ctx.db.$client.open) closeDb(ctx.db);
     throw err;
   }
 }

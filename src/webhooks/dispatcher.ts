@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks";
 import pino from "pino";
 import type { Agent } from "undici";
 import { type Db, inTransaction } from "../db/client.js";
+import { commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -204,6 +205,8 @@ export class WebhookDispatcher implements DueWork {
       }
       return out;
     });
+    // what goes on the wire is a committed payment, and a claimed attempt number is never sent twice
+    commitNow(this.db.$client);
     for (const f of starts) {
       void this.send(f).then((o) => {
         this.done.push(o);

@@ -1,0 +1,75 @@
+/**
+ * A/B of two builds of the server, interleaved (issue 12: every hot-path change is measured this
+ * way): rounds of A then B then B then A ..., each round a fresh warm-up and a measured run of card
+ * payments with a callback at 32 connections, each server on its own fresh database. Prints the
+ * medians of req/s, p99 and server CPU µs per request (the figure that moves least with noise).
+ *
+ *   git worktree add /tmp/ab-a HEAD~1 && (cd /tmp/ab-a && npm ci && node scripts/build.mjs)
+ *   node scripts/build.mjs && npx tsx bench/ab/compare.ts /tmp/ab-a .   [ROUNDS=4 SECONDS=5 NOCB=1 CONNECTIONS=32]
+ */
+import { resolve } from "node:path";
+import { load, median, paymentBody, type Running, startCountingReceiver, startSandbox } from "../lib.js";
+
+const [rootA, rootB] = process.argv.slice(2).map((r) => resolve(r));
+if (!rootA || !rootB) throw new Error("usage: compare.ts <rootA> <rootB>");
+const ROUNDS = Number(process.env.ROUNDS ?? 4);
+const SECONDS = Number(process.env.SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const PATH = process.env.ROUTE ?? "/api/v1/payments/card";
+
+const receiver = await startCountingReceiver();
+const callback = process.env.NOCB ? undefined : receiver.url;
+
+async function token(s: Running): Promise<string> {
+  const res = await fetch(`${s.url}/api/v1/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
+  });
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function round(root: string, n: number) {
+  const s = await startSandbox({ main: `${root}/dist/main.js` });
+  try {
+    const auth = await token(s);
+    const run = (duration: number, tag: string) =>
+      load({
+        url: s.url,
+        method: "POST",
+        path: PATH,
+        headers: { authorization: auth },
+        bodyFor: (i) => {
+          const body = JSON.parse(paymentBody(`${tag}-${n}-${i}`, callback ?? "")) as Record<string, unknown>;
+          if (!callback) delete body.callbackUrl;
+          return JSON.stringify(body);
+        },
+        connections: CONNECTIONS,
+        duration,
+        pid: s.pid,
+      });
+    await run(2, "warm");
+    return await run(SECONDS, "run");
+  } finally {
+    await s.stop();
+  }
+}
+
+const results: Record<"A" | "B", Array<{ rps: number; p99: number; cpu: number }>> = { A: [], B: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  const order: Array<"A" | "B"> = r % 2 === 0 ? ["A", "B"] : ["B", "A"];
+  for (const which of order) {
+    const res = await round(which === "A" ? rootA : rootB, r);
+    results[which].push({ rps: res.rps, p99: res.p99, cpu: res.cpuUsPerReq ?? 0 });
+    console.log(
+      `round ${r + 1} ${which}: ${res.rps} req/s, p99 ${res.p99} ms, ${res.cpuUsPerReq} µs CPU/req, ${res.non2xx} non-2xx`,
+    );
+  }
+}
+receiver.stop();
+for (const which of ["A", "B"] as const) {
+  const xs = results[which];
+  console.log(
+    `${which} (${which === "A" ? rootA : rootB}): median ${median(xs.map((x) => x.rps))} req/s, p99 ${median(xs.map((x) => x.p99))} ms, ${median(xs.map((x) => x.cpu))} µs CPU/req`,
+  );
+}

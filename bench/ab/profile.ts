@@ -1,0 +1,99 @@
+/**
+ * Where a card payment's server CPU goes (issue 12): runs the built server under `--cpu-prof`, loads
+ * it with card payments (with a callback unless NOCB=1) and prints self time by package and by
+ * function, then who calls the functions named in WHO (default: the SQLite and socket hot spots).
+ *
+ *   node scripts/build.mjs && npx tsx bench/ab/profile.ts   [SECONDS=8 CONNECTIONS=32 NOCB=1 WHO=run,get]
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { load, paymentBody, startCountingReceiver, startSandbox } from "../lib.js";
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const dir = mkdtempSync(join(tmpdir(), "paysandbox-prof-"));
+const receiver = await startCountingReceiver();
+const sandbox = await startSandbox({ nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
+try {
+  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
+  });
+  const token = ((await auth.json()) as { token: string }).token;
+  const r = await load({
+    url: sandbox.url,
+    method: "POST",
+    path: "/api/v1/payments/card",
+    headers: { authorization: token },
+    bodyFor: (i) => {
+      const body = JSON.parse(paymentBody(`p-${i}`, receiver.url)) as Record<string, unknown>;
+      if (process.env.NOCB) delete body.callbackUrl;
+      return JSON.stringify(body);
+    },
+    connections: Number(process.env.CONNECTIONS ?? 32),
+    duration: Number(process.env.SECONDS ?? 8),
+    pid: sandbox.pid,
+  });
+  console.log(JSON.stringify(r), `webhooks received: ${await receiver.received()}`);
+} finally {
+  await sandbox.stop();
+  receiver.stop();
+}
+
+const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+if (!file) throw new Error("no .cpuprofile written");
+const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
+rmSync(dir, { recursive: true, force: true });
+
+const selfUs = new Map<number, number>();
+prof.samples.forEach((id, i) => {
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (prof.timeDeltas[i] ?? 0));
+});
+const total = [...selfUs.values()].reduce((a, b) => a + b, 0);
+const parent = new Map<number, ProfileNode>();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n);
+const where = (n: ProfileNode) => `${n.callFrame.functionName || "(anonymous)"}:${n.callFrame.lineNumber}`;
+const pkg = (url: string) =>
+  url.includes("node_modules/")
+    ? url.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, "$1")
+    : url.includes("/dist/")
+      ? "dist"
+      : url;
+
+function table(title: string, key: (n: ProfileNode) => string | undefined, rows: number) {
+  const sums = new Map<string, number>();
+  for (const n of prof.nodes) {
+    const k = key(n);
+    if (k !== undefined) sums.set(k, (sums.get(k) ?? 0) + (selfUs.get(n.id) ?? 0));
+  }
+  console.log(`\n== ${title}`);
+  for (const [k, us] of [...sums].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
+    console.log(`${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+  }
+}
+
+table("self time by package", (n) => pkg(n.callFrame.url) || n.callFrame.functionName, 20);
+table("self time by function", (n) => `${where(n)} ${pkg(n.callFrame.url)}`, 40);
+for (const fn of (process.env.WHO ?? "sqliteTransaction,run,get,writev").split(",")) {
+  table(
+    `callers of ${fn}`,
+    (n) => {
+      if (n.callFrame.functionName !== fn) return undefined;
+      const chain: string[] = [];
+      for (let p = parent.get(n.id); p && chain.length < 5; p = parent.get(p.id)) chain.push(where(p));
+      return chain.join(" < ");
+    },
+    6,
+  );
+}

@@ -1,0 +1,154 @@
+/**
+ * Transactions and group commit (issue 12). `inTransaction` is the one way the code writes: a
+ * synchronous better-sqlite3 transaction, or a savepoint when one is already open.
+ *
+ * Group commit, once `enableGroupCommit(sqlite)` turned it on (the server does): the first write
+ * in a turn of the event loop opens one IMMEDIATE transaction, every `inTransaction` of that turn
+ * (each request's) runs in it as a savepoint of its own — a request that throws rolls back only
+ * its own writes — and the whole batch commits once, in a `setImmediate` after the turn. One
+ * commit writes each touched page to the WAL once, instead of once per request.
+ *
+ * Durability is unchanged, because nothing leaves the process before its commit:
+ * - HTTP answers wait for `committed(sqlite)` (middleware `awaitCommit`), so an acknowledged
+ *   request is on disk, and a request that read another's uncommitted row answers after it too;
+ * - code with an outside effect (the webhook dispatcher sends what it claimed; shutdown closes
+ *   the file) calls `commitNow(sqlite)` first.
+ * A failed COMMIT rolls the batch back and rejects the waiters: those requests answer 500.
+ *
+ * LIMITATIONS:
+ * - a read outside `inTransaction` during a turn sees that turn's uncommitted writes (one
+ *   connection); only answers and outside effects wait for the commit.
+ */
+import type Database from "better-sqlite3";
+
+interface Statements {
+  begin: Database.Statement;
+  commit: Database.Statement;
+  rollback: Database.Statement;
+  savepoint: Database.Statement;
+  release: Database.Statement;
+  rollbackTo: Database.Statement;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** One connection's prepared transaction statements and, with group commit on, its open batch. */
+class Connection {
+  readonly s: Statements;
+  grouped = false;
+  /** A batch is open: BEGIN ran, its COMMIT is scheduled. */
+  open = false;
+  private waiters: Waiter[] = [];
+  private done: Promise<void> | undefined;
+
+  constructor(readonly sqlite: Database.Database) {
+    this.s = {
+      begin: sqlite.prepare("BEGIN IMMEDIATE"),
+      commit: sqlite.prepare("COMMIT"),
+      rollback: sqlite.prepare("ROLLBACK"),
+      savepoint: sqlite.prepare('SAVEPOINT "tx"'),
+      release: sqlite.prepare('RELEASE "tx"'),
+      rollbackTo: sqlite.prepare('ROLLBACK TO "tx"'),
+    };
+  }
+
+  /** Opens the turn's batch (BEGIN IMMEDIATE) and schedules its commit. */
+  openBatch(): void {
+    // a batch SQLite rolled back underneath (a statement error that aborts the transaction) fails its waiters first
+    if (this.open) this.commit();
+    this.s.begin.run();
+    this.open = true;
+    setImmediate(() => this.commit());
+  }
+
+  /** Settles once the open batch is committed (rejects if its COMMIT failed); undefined when none is open. */
+  committed(): Promise<void> | undefined {
+    if (!this.open) return undefined;
+    this.done ??= new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return this.done;
+  }
+
+  /** Commits the open batch now (idempotent: the scheduled commit then finds nothing open). */
+  commit(): void {
+    if (!this.open) return;
+    this.open = false;
+    const waiters = this.waiters;
+    this.waiters = [];
+    this.done = undefined;
+    try {
+      // a statement error that aborted the whole transaction (SQLITE_FULL, say) already rolled it back
+      if (!this.sqlite.inTransaction) throw new Error("the grouped transaction was rolled back");
+      this.s.commit.run();
+    } catch (err) {
+      if (this.sqlite.open && this.sqlite.inTransaction) this.s.rollback.run();
+      for (const w of waiters) w.reject(err);
+      return;
+    }
+    for (const w of waiters) w.resolve();
+  }
+}
+
+const CONNECTIONS = new WeakMap<Database.Database, Connection>();
+
+function connection(sqlite: Database.Database): Connection {
+  let c = CONNECTIONS.get(sqlite);
+  if (!c) {
+    c = new Connection(sqlite);
+    CONNECTIONS.set(sqlite, c);
+  }
+  return c;
+}
+
+/**
+ * A synchronous transaction (better-sqlite3 transactions cannot be async; keep I/O out). Inside
+ * another one (or a group-commit batch) it is a savepoint: a throw undoes only its own writes.
+ */
+export function inTransaction<T>(sqlite: Database.Database, fn: () => T): T {
+  const c = connection(sqlite);
+  if (!sqlite.inTransaction) {
+    if (!c.grouped) return topLevel(c, fn);
+    c.openBatch();
+  }
+  c.s.savepoint.run();
+  try {
+    const result = fn();
+    c.s.release.run();
+    return result;
+  } catch (err) {
+    if (sqlite.inTransaction) {
+      c.s.rollbackTo.run();
+      c.s.release.run();
+    }
+    throw err;
+  }
+}
+
+function topLevel<T>(c: Connection, fn: () => T): T {
+  c.s.begin.run();
+  try {
+    const result = fn();
+    c.s.commit.run();
+    return result;
+  } catch (err) {
+    if (c.sqlite.inTransaction) c.s.rollback.run();
+    throw err;
+  }
+}
+
+/** Turns group commit on for this connection (the long-running server; tests keep per-call commits unless they ask). */
+export function enableGroupCommit(sqlite: Database.Database): void {
+  connection(sqlite).grouped = true;
+}
+
+/** Settles once what this turn wrote is committed; undefined when nothing is waiting to commit. */
+export function committed(sqlite: Database.Database): Promise<void> | undefined {
+  return CONNECTIONS.get(sqlite)?.committed();
+}
+
+/** Commits the open batch, if any, before an effect outside the database (sending, closing). */
+export function commitNow(sqlite: Database.Database): void {
+  CONNECTIONS.get(sqlite)?.commit();
+}

@@ -1,0 +1,108 @@
+/**
+ * Group commit (src/db/commit.ts, issue 12): one turn's transactions share one COMMIT, each is a
+ * savepoint of its own, answers wait for the commit, and a second connection (what a crash would
+ * leave on disk) sees nothing before it.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { commitNow, committed, enableGroupCommit, inTransaction } from "../../src/db/commit.js";
+
+let dir: string | undefined;
+const open: Database.Database[] = [];
+afterEach(() => {
+  for (const db of open.splice(0)) if (db.open) db.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A WAL file with table t, the writer connection (grouped or not) and a second reader connection. */
+function files(grouped: boolean) {
+  dir = mkdtempSync(join(tmpdir(), "paysandbox-commit-"));
+  const path = join(dir, "db.sqlite");
+  const writer = new Database(path);
+  writer.pragma("journal_mode = WAL");
+  writer.exec("create table t (id integer primary key, v text not null)");
+  const reader = new Database(path);
+  open.push(writer, reader);
+  if (grouped) enableGroupCommit(writer);
+  const insert = writer.prepare("insert into t (v) values (?)");
+  const onDisk = () => (reader.prepare("select v from t order by id").all() as Array<{ v: string }>).map((r) => r.v);
+  return { writer, insert, onDisk };
+}
+
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe("group commit", () => {
+  it("without it, every inTransaction commits at once", () => {
+    const { writer, insert, onDisk } = files(false);
+    inTransaction(writer, () => insert.run("a"));
+    expect(onDisk()).toEqual(["a"]);
+    expect(committed(writer)).toBeUndefined();
+  });
+
+  it("the transactions of one turn commit together after it, and committed() settles then", async () => {
+    const { writer, insert, onDisk } = files(true);
+    inTransaction(writer, () => insert.run("a"));
+    inTransaction(writer, () => insert.run("b"));
+    expect(onDisk()).toEqual([]); // not yet on disk: no answer may leave
+    const done = committed(writer);
+    expect(done).toBeInstanceOf(Promise);
+    let settled = false;
+    void done?.then(() => {
+      settled = true;
+    });
+    await turn();
+    await done;
+    expect(settled).toBe(true);
+    expect(onDisk()).toEqual(["a", "b"]);
+    expect(committed(writer)).toBeUndefined();
+  });
+
+  it("a transaction that throws undoes only its own writes", async () => {
+    const { writer, insert, onDisk } = files(true);
+    inTransaction(writer, () => insert.run("kept"));
+    expect(() =>
+      inTransaction(writer, () => {
+        insert.run("undone");
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    inTransaction(writer, () => {
+      insert.run("outer");
+      expect(() =>
+        inTransaction(writer, () => {
+          insert.run("inner undone");
+          throw new Error("inner");
+        }),
+      ).toThrow("inner");
+    });
+    await committed(writer);
+    expect(onDisk()).toEqual(["kept", "outer"]);
+  });
+
+  it("commitNow commits before an outside effect; the scheduled commit then finds nothing", async () => {
+    const { writer, insert, onDisk } = files(true);
+    inTransaction(writer, () => insert.run("a"));
+    const done = committed(writer);
+    commitNow(writer);
+    expect(onDisk()).toEqual(["a"]);
+    await done;
+    inTransaction(writer, () => insert.run("b"));
+    await committed(writer);
+    expect(onDisk()).toEqual(["a", "b"]);
+  });
+
+  it("a batch SQLite rolled back rejects its waiters, and the next turn starts clean", async () => {
+    const { writer, insert, onDisk } = files(true);
+    inTransaction(writer, () => insert.run("lost"));
+    const done = committed(writer);
+    writer.exec("ROLLBACK"); // what a statement error that aborts the transaction leaves
+    await expect(done).rejects.toThrow("rolled back");
+    inTransaction(writer, () => insert.run("next"));
+    await committed(writer);
+    expect(onDisk()).toEqual(["next"]);
+  });
+});
