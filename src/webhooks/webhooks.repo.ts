@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
+import { preparedInsert } from "../db/insert.js";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -74,46 +75,14 @@ export class WebhooksRepo {
       .set({ status: p("status") as SQL<DeliveryStatus>, inFlightSince: null, nextAttemptAt: p("next"), updatedAt: p("at") })
       .where(and(eq(d.seq, sql.placeholder("seq")), isNotNull(d.inFlightSince)))
       .prepare();
-    this.addAttempt = db
-      .insert(webhookAttempts)
-      .values({
-        deliveryId: p("deliveryId"),
-        n: p("n"),
-        at: p("at"),
-        httpStatus: p("httpStatus"),
-        error: p("error"),
-        durationMs: p("durationMs"),
-      })
-      .prepare();
+    this.addAttempt = preparedInsert(db.$client, webhookAttempts);
     this.pendingOfKey = db
       .select({ seq: d.seq })
       .from(d)
       .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
       .limit(1)
       .prepare();
-    this.add = db
-      .insert(d)
-      .values({
-        id: sql.placeholder("id"),
-        merchantKey: sql.placeholder("merchantKey"),
-        kind: sql.placeholder("kind"),
-        orderKey: sql.placeholder("orderKey"),
-        transactionId: sql.placeholder("transactionId"),
-        subscriptionId: sql.placeholder("subscriptionId"),
-        eventStatus: sql.placeholder("eventStatus"),
-        url: sql.placeholder("url"),
-        headers: sql.placeholder("headers"),
-        body: sql.placeholder("body"),
-        status: sql.placeholder("status"),
-        attemptCount: sql.placeholder("attemptCount"),
-        nextAttemptAt: sql.placeholder("nextAttemptAt"),
-        inFlightSince: sql.placeholder("inFlightSince"),
-        replayOf: sql.placeholder("replayOf"),
-        chaos: sql.placeholder("chaos"),
-        createdAt: sql.placeholder("createdAt"),
-        updatedAt: sql.placeholder("updatedAt"),
-      })
-      .prepare();
+    this.add = preparedInsert(db.$client, d);
     this.park = db
       .update(d)
       .set({ nextAttemptAt: null })
@@ -176,7 +145,7 @@ export class WebhooksRepo {
   }
 
   insertAttempt(a: Omit<AttemptRow, "id">): void {
-    this.addAttempt.run(a);
+    this.addAttempt(a);
   }
 
   /** Makes the next pending row of `orderKey` (if any) due at `at`. */
@@ -219,7 +188,7 @@ export class WebhooksRepo {
   }
 
   insert(row: NewDeliveryInput): void {
-    this.add.run({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
+    this.add({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
   }
 
   /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */

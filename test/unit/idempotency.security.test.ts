@@ -1,10 +1,12 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defaultConfig } from "../../src/config.js";
 import { createContext } from "../../src/context.js";
 import { zodToSandboxError } from "../../src/http/errors.js";
-import { redactForHash } from "../../src/modules/idempotency/idempotency.service.js";
+import { hashedForm, redactForHash } from "../../src/modules/idempotency/idempotency.service.js";
 import { ManualClock } from "../../src/platform/clock.js";
+import { canonicalJson } from "../../src/platform/crypto.js";
 
 const body = (number: string, cvv: string) => ({ requestId: "r1", card: { number, cvv, expMonth: "12", expYear: "2030" } });
 
@@ -49,5 +51,33 @@ describe("missing versus invalid", () => {
   it("calls a present but wrong field invalid", () => {
     expect(message({ plan: { frequency: "HOURLY", interval: 1 } })).toBe("Invalid field: plan.frequency");
     expect(message({ plan: { frequency: "DAILY", interval: "1" } })).toBe("Invalid field: plan.interval");
+  });
+});
+
+describe("the one-pass hashed form", () => {
+  it("is byte for byte canonicalJson(redactForHash(body)), so stored keys still match", () => {
+    const key = fc.constantFrom("number", "cvv", "ssn", "amount", "card", "a", "b", "requestId", "identityCode");
+    const leaf = fc.oneof(
+      fc.string(),
+      fc.stringMatching(/^\d{12,19}$/),
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        leaf,
+        fc.array(tie("value")),
+        fc.dictionary(key, fc.option(tie("value"), { nil: undefined })),
+      ),
+    }));
+    fc.assert(
+      fc.property(fc.dictionary(key, value), (body) => {
+        expect(hashedForm(body)).toBe(canonicalJson(redactForHash(body)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,12 +1,12 @@
-import { and, asc, eq, getTableColumns, isNotNull, lte, min, ne, sql } from "drizzle-orm";
+import { and, asc, eq, isNotNull, lte, min, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
+import { preparedInsert } from "../../db/insert.js";
 import { transactions } from "../../db/schema/index.js";
 
 export type TransactionRow = typeof transactions.$inferSelect;
 
 const t = transactions;
 const ph = (name: string) => sql.placeholder(name);
-const COLUMNS = Object.keys(getTableColumns(t));
 
 /** Every optional column empty: a kind spreads it and sets what it uses. */
 export const EMPTY_ROW: Omit<TransactionRow, "id" | "merchantKey" | "kind" | "status" | "createdAt" | "updatedAt"> = {
@@ -75,8 +75,7 @@ export class TransactionsRepo {
   private readonly succeededRefundsStmt;
 
   constructor(db: Db) {
-    const values = Object.fromEntries(COLUMNS.map((c) => [c, ph(c)])) as unknown as TransactionRow;
-    this.insertStmt = db.insert(t).values(values).prepare();
+    this.insertStmt = preparedInsert(db.$client, t);
     this.byIdStmt = db
       .select()
       .from(t)
@@ -135,7 +134,7 @@ export class TransactionsRepo {
   }
 
   insert(row: TransactionRow): void {
-    this.insertStmt.run(row as unknown as Record<string, unknown>);
+    this.insertStmt(row);
   }
 
   byId(id: string): TransactionRow | undefined {
