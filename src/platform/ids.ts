@@ -17,11 +17,28 @@ export interface Ids {
   next(kind: IdKind): string;
 }
 
+/** In ASCII order, so the base-62 time prefix sorts as the time does. */
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const random = customAlphabet(alphabet, 20);
+const random = customAlphabet(alphabet, 12);
 
-/** Random ids: `tx_4fQ…`, unguessable, URL-safe. */
-export const randomIds: Ids = { next: (kind) => `${ID_PREFIXES[kind]}_${random()}` };
+/** Real ms since 1970 in 8 base-62 digits (fixed width: good until the year 8888). */
+export function timePrefix(ms: number): string {
+  let out = "";
+  let n = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 8; i++) {
+    out = alphabet[n % 62] + out;
+    n = Math.floor(n / 62);
+  }
+  return out;
+}
+
+/**
+ * Time-ordered random ids: `tx_` + 8 characters of real time + 12 random ones (71 bits:
+ * unguessable), 20 in all, URL-safe. New ids sort after older ones, so the primary-key B-trees
+ * grow at their right edge instead of splitting pages at random (issue 12). The time is the real
+ * one, not the virtual clock: it only orders storage and means nothing to the API.
+ */
+export const randomIds: Ids = { next: (kind) => `${ID_PREFIXES[kind]}_${timePrefix(Date.now())}${random()}` };
 
 /** Counting ids for tests that want stable output: `tx_000001`, `tx_000002`, ... */
 export function sequentialIds(): Ids {

@@ -27,6 +27,11 @@ export interface EnqueueInput {
   subscriptionId?: string | null;
   /** Deliveries with the same key go out in enqueue order (default: transactionId). */
   orderKey?: string;
+  /**
+   * The orderKey's first delivery: its resource was created in this same transaction, so no
+   * earlier delivery can be pending and the check is skipped (issue 12: one index probe per create).
+   */
+  first?: boolean;
   /** The transactionStatus the body reports (journal filter and display). */
   eventStatus: string;
   body: Record<string, unknown>;
@@ -78,7 +83,7 @@ export class Outbox {
     const now = this.clock.nowMs();
     const id = this.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
-    const blocked = this.repo.hasPending(orderKey);
+    const blocked = input.first ? false : this.repo.hasPending(orderKey);
     const rates = input.merchant.webhookChaos;
     const row = {
       id,

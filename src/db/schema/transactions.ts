@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -55,11 +56,14 @@ export const transactions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
+  // The partial indexes hold only the rows that have the column (issue 12): a card payment that is
+  // final at once writes to the table, its primary key and the two merchant indexes, nothing else.
+  // A query `col = ?` or `col <= ?` implies `col IS NOT NULL`, so SQLite still uses them.
   (t) => [
     index("transactions_merchant_idx").on(t.merchantKey, t.createdAt),
-    index("transactions_due_idx").on(t.dueAt),
-    index("transactions_subscription_idx").on(t.subscriptionId),
-    index("transactions_parent_idx").on(t.parentId),
+    index("transactions_due_idx").on(t.dueAt).where(sql`${t.dueAt} IS NOT NULL`),
+    index("transactions_subscription_idx").on(t.subscriptionId).where(sql`${t.subscriptionId} IS NOT NULL`),
+    index("transactions_parent_idx").on(t.parentId).where(sql`${t.parentId} IS NOT NULL`),
     index("transactions_merchant_updated_idx").on(t.merchantKey, t.updatedAt),
   ],
 );

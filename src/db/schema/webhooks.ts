@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
@@ -31,11 +32,13 @@ export const webhookDeliveries = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
+  // Only a pending row that can go has a nextAttemptAt (the head of its orderKey, not in flight), so
+  // the due index holds just those: a delivery enters it once and leaves it when claimed (issue 12).
   (t) => [
-    index("webhook_due_idx").on(t.status, t.nextAttemptAt),
+    index("webhook_due_idx").on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`),
     index("webhook_order_idx").on(t.orderKey, t.seq),
     index("webhook_tx_idx").on(t.transactionId),
-    index("webhook_sub_idx").on(t.subscriptionId),
+    index("webhook_sub_idx").on(t.subscriptionId).where(sql`${t.subscriptionId} IS NOT NULL`),
   ],
 );
 

@@ -144,7 +144,7 @@ export class TransactionLifecycle implements DueWork {
   /** Inside a transaction: a new row, with the callback of its first status. */
   create(row: TransactionRow, merchant: Merchant): TransactionRow {
     this.repo.insert(row);
-    this.notify(row, merchant);
+    this.notify(row, merchant, true);
     return row;
   }
 
@@ -238,7 +238,7 @@ export class TransactionLifecycle implements DueWork {
   }
 
   /** The callback of the row's current status, when it has a callbackUrl. */
-  private notify(row: TransactionRow, merchant: Merchant): void {
+  private notify(row: TransactionRow, merchant: Merchant, first = false): void {
     if (!row.callbackUrl) return;
     const d = this.kinds.get(row.kind);
     if (!d) throw new Error(`transaction kind ${row.kind} has no descriptor`);
@@ -250,6 +250,7 @@ export class TransactionLifecycle implements DueWork {
       paymentMethod: KIND_FACTS[d.kind].paymentMethod,
       ...(apmType ? { apmType } : {}),
       transactionId: row.id,
+      first,
       eventStatus: row.status,
       body: d.callback.present(row, merchant),
     });
