@@ -17,7 +17,10 @@
  */
 import { performance } from "node:perf_hooks";
 import pino from "pino";
-import type { Agent } from "undici";
+import type { Agent, Dispatcher } from "undici";
+
+type DispatchController = Dispatcher.DispatchController;
+
 import { type Db, inTransaction } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
@@ -66,7 +69,13 @@ interface Flight {
   n: number;
   at: number;
   dest: string;
-  abort: AbortController;
+  /** Aborts the request (timeout, shutdown); before undici has started it, as soon as it does. */
+  abort: (reason: Error) => void;
+  /** undici's handle on the request, once started. */
+  controller?: DispatchController;
+  reason?: Error;
+  /** Ends the attempt at once with `reason` (a request undici never started). */
+  fail?: (reason: Error) => void;
 }
 
 interface Destination {
@@ -79,6 +88,20 @@ interface Destination {
 export function nextAttemptAfter(n: number, failedAt: number): number | null {
   const delay = RETRY_DELAYS_MIN[n - 1];
   return delay === undefined ? null : failedAt + delay * MINUTE;
+}
+
+const targets = new Map<string, { origin: string; path: string }>();
+
+/** A callback URL as undici's dispatch takes it: origin, and path with the query (cached: one receiver, one URL). */
+function requestTarget(url: string): { origin: string; path: string } {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
+    if (targets.size >= 1_000) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
 }
 
 /** The destination a per-destination limit counts against: `scheme://[userinfo@]host[:port]`. */
@@ -110,6 +133,8 @@ export class WebhookDispatcher implements DueWork {
   readonly name = "deliveries";
   private readonly repo: WebhooksRepo;
   private agent: Promise<Agent> | undefined;
+  /** The agent once made: sends go out in the same turn as their claim. */
+  private agentNow: Agent | undefined;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly logger: Logger;
@@ -149,6 +174,9 @@ export class WebhookDispatcher implements DueWork {
           connect: { timeout: this.timeoutMs },
         }),
     );
+    void this.agent.then((a) => {
+      this.agentNow = a;
+    });
     return this.agent;
   }
 
@@ -207,10 +235,18 @@ export class WebhookDispatcher implements DueWork {
     });
     // what goes on the wire is a committed payment, and a claimed attempt number is never sent twice
     commitNow(this.db.$client);
-    for (const f of starts) {
-      void this.send(f).then((o) => {
-        this.done.push(o);
-        this.scheduleFlush();
+    const record = (o: Outcome) => {
+      this.done.push(o);
+      this.scheduleFlush();
+    };
+    const go = (agent: Agent) => {
+      // an attempt interrupted while undici was still loading was recorded already
+      for (const f of starts) if (this.flights.get(f.row.seq) === f && !f.reason) this.send(f, agent, record);
+    };
+    if (this.agentNow) go(this.agentNow);
+    else if (starts.length > 0) {
+      this.http().then(go, (err: unknown) => {
+        for (const f of starts) record(this.interrupted(f.row, f.n, f.at, this.clock.nowMs(), describe(err)));
       });
     }
     return { deliveries: starts.length };
@@ -279,7 +315,7 @@ export class WebhookDispatcher implements DueWork {
     });
     for (const f of flights) {
       this.flights.delete(f.row.seq); // recorded: its aborted request's result is ignored (settleRow finds it settled)
-      f.abort.abort(new Error(INTERRUPTED_ERROR));
+      f.abort(new Error(INTERRUPTED_ERROR));
     }
     return flights.length;
   }
@@ -308,51 +344,81 @@ export class WebhookDispatcher implements DueWork {
   private claimRow(row: DueRow, key: string, dest: Destination, at: number): Flight {
     this.repo.markInFlightRow(row.seq, at);
     dest.active++;
-    const f: Flight = { row, n: row.attemptCount + 1, at, dest: key, abort: new AbortController() };
+    const f: Flight = {
+      row,
+      n: row.attemptCount + 1,
+      at,
+      dest: key,
+      abort: (reason) => {
+        f.reason ??= reason;
+        if (f.controller) f.controller.abort(reason);
+        else f.fail?.(reason); // still queued in undici: its outcome is the reason
+      },
+    };
     this.flights.set(row.seq, f);
     return f;
   }
 
-  private interrupted(row: DueRow, n: number, at: number, now: number): Outcome {
-    return { row, n, at, endedAt: Math.max(now, at), ok: false, httpStatus: null, error: INTERRUPTED_ERROR, durationMs: 0 };
+  private interrupted(row: DueRow, n: number, at: number, now: number, error = INTERRUPTED_ERROR): Outcome {
+    return { row, n, at, endedAt: Math.max(now, at), ok: false, httpStatus: null, error, durationMs: 0 };
   }
 
-  private async send(f: Flight): Promise<Outcome> {
-    const { row, n, at, abort } = f;
+  /**
+   * Sends one attempt with undici's low-level `dispatch` (issue 12: no promise, response stream or
+   * AbortSignal per delivery) and calls `done` once with its outcome: a 2xx whose body has fully
+   * arrived, else the status or the error. A timer aborts it after `timeoutMs` real ms.
+   */
+  private send(f: Flight, agent: Agent, done: (o: Outcome) => void): void {
+    const { row, n, at } = f;
     const start = performance.now();
-    const timer = setTimeout(
-      () => abort.abort(new Error(`timeout: no complete answer within ${this.timeoutMs} ms`)),
-      this.timeoutMs,
-    );
-    const end = (ok: boolean, httpStatus: number | null, error: string | null): Outcome => ({
-      row,
-      n,
-      at,
-      endedAt: Math.max(at, this.clock.nowMs()),
-      ok,
-      httpStatus,
-      error,
-      durationMs: Math.round(performance.now() - start),
-    });
-    try {
-      const [{ request }, agent] = await Promise.all([loadUndici(), this.http()]);
-      const { url, authorization } = splitUserinfo(row.url);
-      const res = await request(url, {
-        dispatcher: agent,
-        method: "POST",
-        headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
-        body: row.body,
-        headersTimeout: this.timeoutMs,
-        bodyTimeout: this.timeoutMs,
-        signal: abort.signal,
-      });
-      await res.body.dump().catch(() => undefined);
-      return end(res.statusCode >= 200 && res.statusCode < 300, res.statusCode, null);
-    } catch (err) {
-      return end(false, null, describe(abort.signal.aborted ? abort.signal.reason : err));
-    } finally {
+    let httpStatus: number | null = null;
+    let ended = false;
+    const end = (ok: boolean, error: string | null) => {
+      if (ended) return;
+      ended = true;
       clearTimeout(timer);
+      done({
+        row,
+        n,
+        at,
+        endedAt: Math.max(at, this.clock.nowMs()),
+        ok,
+        httpStatus,
+        error,
+        durationMs: Math.round(performance.now() - start),
+      });
+    };
+    const timer = setTimeout(() => f.abort(new Error(`timeout: no complete answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    try {
+      const { url, authorization } = splitUserinfo(row.url);
+      const target = requestTarget(url);
+      agent.dispatch(
+        {
+          origin: target.origin,
+          path: target.path,
+          method: "POST",
+          headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
+          body: row.body,
+          headersTimeout: this.timeoutMs,
+          bodyTimeout: this.timeoutMs,
+        },
+        {
+          onRequestStart: (controller) => {
+            f.controller = controller;
+            if (f.reason) controller.abort(f.reason);
+          },
+          onResponseStart: (_controller, statusCode) => {
+            httpStatus = statusCode;
+          },
+          onResponseData: () => undefined,
+          onResponseEnd: () => end(httpStatus !== null && httpStatus >= 200 && httpStatus < 300, null),
+          onResponseError: (_controller, err) => end(false, describe(f.reason ?? err)),
+        },
+      );
+    } catch (err) {
+      end(false, describe(err));
     }
+    f.fail = (reason) => end(false, describe(reason));
   }
 
   /** Results that arrived in one I/O turn are recorded in one transaction (throughput). */
