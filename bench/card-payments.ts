@@ -3,20 +3,51 @@
  * 3DS, a fresh requestId per request and a callbackUrl on a local receiver (so every payment also
  * costs a signed webhook delivery), against the real built server on a WAL SQLite file; beside it,
  * in the same run, the floor: a bare @hono/node-server app doing one better-sqlite3 INSERT per POST.
+ * Then, against the same server: the same payment without a callbackUrl (no webhook), and the
+ * latency of one connection sending payments with a callback one at a time (sequentialLatency():
+ * autocannon's latencies are whole milliseconds, too coarse for these). Every line carries the
+ * server's CPU µs per request; the with-callback line also the webhook deliveries the receiver got
+ * per second during that run.
  *
- * Targets: ≥ 40% of the floor's req/s, p99 ≤ 10 ms, at 32 connections.
+ * Targets: with a callback, at 32 connections: ≥ 40% of the floor's req/s, p99 ≤ 10 ms, webhook
+ * deliveries ≥ 2,000/s; one connection: p50 ≤ 0.5 ms, p99 ≤ 3 ms. No target without a callback.
  * Run with `npx tsx bench/card-payments.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
- * Prints one JSON line: {"bench":"card-payment","rps","p50","p99","floorRps","ratio",...}.
+ * Prints JSON lines: {"bench":"card-payment","rps","p50","p99","cpuUsPerReq","floorRps","ratio",
+ * "webhooksPerSec",...}, {"bench":"card-payment-no-callback",...}, {"bench":"card-payment-1conn",...}.
  */
-import { emit, load, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  type CountingReceiver,
+  emit,
+  load,
+  paymentBody,
+  sequentialLatency,
+  startBareFloor,
+  startCountingReceiver,
+  startSandbox,
+} from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
+const SHORT_WARMUP = Math.min(1, DURATION);
 const CONNECTIONS = 32;
+
+/** Waits until the receiver's count stops growing (the webhooks still queued are delivered); returns it. */
+async function drained(receiver: CountingReceiver, timeoutMs = 30_000): Promise<number> {
+  const t0 = performance.now();
+  let last = await receiver.received();
+  for (;;) {
+    await delay(250);
+    const now = await receiver.received();
+    if (now === last || performance.now() - t0 > timeoutMs) return now;
+    last = now;
+  }
+}
 
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
+let broken = false;
 try {
   const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
     method: "POST",
@@ -25,18 +56,29 @@ try {
   });
   const token = ((await auth.json()) as { token: string }).token;
   let run = 0;
-  const payments = (duration: number) => {
+  const withCallback = () => {
     const prefix = `bench-${++run}-`;
-    return load({
+    return (i: number) => paymentBody(`${prefix}${i}`, receiver.url);
+  };
+  const noCallback = () => {
+    const prefix = `bench-${++run}-`;
+    return (i: number) => {
+      const body = JSON.parse(paymentBody(`${prefix}${i}`, receiver.url)) as Record<string, unknown>;
+      delete body.callbackUrl;
+      return JSON.stringify(body);
+    };
+  };
+  const payments = (bodyFor: (i: number) => string, duration: number) =>
+    load({
       url: sandbox.url,
       method: "POST",
       path: "/api/v1/payments/card",
       headers: { authorization: token },
-      bodyFor: (i) => paymentBody(`${prefix}${i}`, receiver.url),
+      bodyFor,
       connections: CONNECTIONS,
       duration,
+      pid: sandbox.pid,
     });
-  };
   const inserts = (duration: number) =>
     load({
       url: floor.url,
@@ -45,32 +87,101 @@ try {
       bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
       connections: CONNECTIONS,
       duration,
+      pid: floor.pid,
     });
 
   await inserts(WARMUP);
   const f = await inserts(DURATION);
-  await payments(WARMUP);
-  const p = await payments(DURATION);
+
+  // with a callback: the webhooks the receiver got during the run, per second of the run
+  await payments(withCallback(), WARMUP);
+  const before = await drained(receiver);
+  const p = await payments(withCallback(), DURATION);
+  const during = (await receiver.received()) - before;
+  const webhooksPerSec = Math.round(during / DURATION);
+  const delivered = (await drained(receiver)) - before;
+
+  // without a callback
+  await payments(noCallback(), SHORT_WARMUP);
+  const n = await payments(noCallback(), DURATION);
+
+  // one connection, one payment (with a callback) at a time
+  const s = await sequentialLatency({
+    url: sandbox.url,
+    method: "POST",
+    path: "/api/v1/payments/card",
+    headers: { authorization: token },
+    bodyFor: withCallback(),
+    duration: DURATION,
+    warmup: SHORT_WARMUP,
+    pid: sandbox.pid,
+  });
+  await drained(receiver);
+
   const ratio = f.rps > 0 ? p.rps / f.rps : 0;
+  const ratioN = f.rps > 0 ? n.rps / f.rps : 0;
   const pass = ratio >= 0.4 && p.p99 <= 10 && p.errors === 0 && p.non2xx === 0;
-  console.log(`floor (bare hono + 1 INSERT): ${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms`);
+  const hooksPass = webhooksPerSec >= 2000;
+  const onePass = s.p50 <= 0.5 && s.p99 <= 3 && s.errors === 0 && s.non2xx === 0;
+  for (const x of [f, p, n, s]) if (x.errors > 0 || x.non2xx > 0) broken = true;
+  const cpu = (x: { cpuUsPerReq?: number }) => `${x.cpuUsPerReq ?? "?"} µs server CPU/req`;
+  console.log(`floor (bare hono + 1 INSERT): ${f.rps} req/s, p50 ${f.p50} ms, p99 ${f.p99} ms, ${cpu(f)}`);
   console.log(
-    `card payments: ${p.rps} req/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.errors} errors, ${p.non2xx} non-2xx; ` +
-      `${(ratio * 100).toFixed(0)}% of the floor (targets ≥ 40% and p99 ≤ 10 ms: ${pass ? "met" : "MISSED"}); ` +
-      `webhooks received so far: ${await receiver.received()}`,
+    `card payments: ${p.rps} req/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${cpu(p)}, ${p.errors} errors, ${p.non2xx} non-2xx; ` +
+      `${(ratio * 100).toFixed(0)}% of the floor (targets ≥ 40% and p99 ≤ 10 ms: ${pass ? "met" : "MISSED"})`,
+  );
+  console.log(
+    `  webhooks: ${webhooksPerSec}/s received during the run (${during} in ${DURATION} s; target ≥ 2,000/s: ` +
+      `${hooksPass ? "met" : "MISSED"}); ${delivered} once drained, for ${p.total} payments`,
+  );
+  console.log(
+    `card payments without a callback: ${n.rps} req/s, p50 ${n.p50} ms, p99 ${n.p99} ms, ${cpu(n)}, ` +
+      `${n.errors} errors, ${n.non2xx} non-2xx; ${(ratioN * 100).toFixed(0)}% of the floor`,
+  );
+  console.log(
+    `card payments at 1 connection: p50 ${s.p50} ms, p99 ${s.p99} ms, ${s.rps} req/s, ${cpu(s)}, ` +
+      `${s.errors} errors, ${s.non2xx} non-2xx (targets p50 ≤ 0.5 ms, p99 ≤ 3 ms: ${onePass ? "met" : "MISSED"})`,
   );
   emit("card-payment", {
     rps: p.rps,
     p50: p.p50,
     p99: p.p99,
+    cpuUsPerReq: p.cpuUsPerReq,
     floorRps: f.rps,
+    floorCpuUsPerReq: f.cpuUsPerReq,
     ratio: Number(ratio.toFixed(3)),
+    webhooksPerSec,
     errors: p.errors,
     non2xx: p.non2xx,
     pass,
+  });
+  emit("card-payment-no-callback", {
+    rps: n.rps,
+    p50: n.p50,
+    p99: n.p99,
+    cpuUsPerReq: n.cpuUsPerReq,
+    floorRps: f.rps,
+    ratio: Number(ratioN.toFixed(3)),
+    errors: n.errors,
+    non2xx: n.non2xx,
+  });
+  emit("card-payment-1conn", {
+    rps: s.rps,
+    p50: s.p50,
+    p99: s.p99,
+    cpuUsPerReq: s.cpuUsPerReq,
+    errors: s.errors,
+    non2xx: s.non2xx,
+    target: "p50<=0.5ms,p99<=3ms",
+    pass: onePass,
   });
 } finally {
   await sandbox.stop();
   await floor.stop();
   receiver.stop();
+}
+
+if (broken) {
+  console.error("some requests failed (errors or non-2xx): the numbers above are not valid");
+  process.exitCode = 1;
 }

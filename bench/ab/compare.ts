@@ -1,14 +1,15 @@
 /**
  * A/B of two builds of the server, interleaved (issue 12: every hot-path change is measured this
  * way): rounds of A then B then B then A ..., each round a fresh warm-up and a measured run of card
- * payments with a callback at 32 connections, each server on its own fresh database. Prints the
+ * payments with a callback at 32 connections (CONNECTIONS=1: one request at a time, timed to
+ * 0.01 ms by bench/lib.ts sequentialLatency), each server on its own fresh database. Prints the
  * medians of req/s, p99 and server CPU µs per request (the figure that moves least with noise).
  *
  *   git worktree add /tmp/ab-a HEAD~1 && (cd /tmp/ab-a && npm ci && node scripts/build.mjs)
  *   node scripts/build.mjs && npx tsx bench/ab/compare.ts /tmp/ab-a .   [ROUNDS=4 SECONDS=5 NOCB=1 CONNECTIONS=32]
  */
 import { resolve } from "node:path";
-import { load, median, paymentBody, type Running, startCountingReceiver, startSandbox } from "../lib.js";
+import { load, median, paymentBody, type Running, sequentialLatency, startCountingReceiver, startSandbox } from "../lib.js";
 
 const [rootA, rootB] = process.argv.slice(2).map((r) => resolve(r));
 if (!rootA || !rootB) throw new Error("usage: compare.ts <rootA> <rootB>");
@@ -34,7 +35,7 @@ async function round(root: string, n: number) {
   try {
     const auth = await token(s);
     const run = (duration: number, tag: string) =>
-      load({
+      (CONNECTIONS === 1 ? sequentialLatency : load)({
         url: s.url,
         method: "POST",
         path: PATH,
