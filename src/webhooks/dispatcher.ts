@@ -1,6 +1,6 @@
 /**
  * The webhook dispatcher (CONTRACT §3 Webhooks): a DueWork that POSTs the due rows of the outbox
- * with undici, retries on the live gateway's schedule, keeps one orderKey's deliveries in order,
+ * (through undici in the sender thread, sender.ts: the decisions and writes stay here), retries on the live gateway's schedule, keeps one orderKey's deliveries in order,
  * and survives a crash without losing a delivery or repeating an attempt number. The journal and
  * replay are journal.ts.
  *
@@ -17,17 +17,18 @@
  */
 import { performance } from "node:perf_hooks";
 import pino from "pino";
-import type { Agent, Dispatcher } from "undici";
-
-type DispatchController = Dispatcher.DispatchController;
-
 import { type Db, inTransaction } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
 import { maskUrl } from "./journal.js";
+import { abortJob, closeOwner, type SendJob, type SendResult, sendJobs } from "./sender.js";
 import { type DeliveryStatus, type DueRow, WebhooksRepo } from "./webhooks.repo.js";
+
+/** Dispatchers made so far (each one's Agent in the sender thread) and attempts sent so far (job ids). */
+let owners = 0;
+let jobs = 0;
 
 /** Minutes between a failed attempt n (1-based) and attempt n+1 (CONTRACT §3: 2, 4, 8, 16, 32). */
 export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
@@ -36,13 +37,6 @@ export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attemp
 const MINUTE = 60_000;
 /** Due rows taken off the due index per claim (the runner calls run() again while more are due). */
 const CLAIM_BATCH = 1_000;
-
-/** undici is loaded on the first delivery, not at start: it is ~1 MiB that cold start need not parse. */
-let undici: Promise<typeof import("undici")> | undefined;
-const loadUndici = () => {
-  undici ??= import("undici");
-  return undici;
-};
 
 export interface DispatcherOptions {
   /** A delivery succeeds on a 2xx within this many real ms (CONTRACT: 10 s; tests shorten it). */
@@ -69,13 +63,8 @@ interface Flight {
   n: number;
   at: number;
   dest: string;
-  /** Aborts the request (timeout, shutdown); before undici has started it, as soon as it does. */
+  /** Ends the attempt now with `reason` and drops the request (timeout, shutdown); once sent. */
   abort: (reason: Error) => void;
-  /** undici's handle on the request, once started. */
-  controller?: DispatchController;
-  reason?: Error;
-  /** Ends the attempt at once with `reason` (a request undici never started). */
-  fail?: (reason: Error) => void;
 }
 
 interface Destination {
@@ -88,20 +77,6 @@ interface Destination {
 export function nextAttemptAfter(n: number, failedAt: number): number | null {
   const delay = RETRY_DELAYS_MIN[n - 1];
   return delay === undefined ? null : failedAt + delay * MINUTE;
-}
-
-const targets = new Map<string, { origin: string; path: string }>();
-
-/** A callback URL as undici's dispatch takes it: origin, and path with the query (cached: one receiver, one URL). */
-function requestTarget(url: string): { origin: string; path: string } {
-  let t = targets.get(url);
-  if (!t) {
-    const u = new URL(url);
-    t = { origin: u.origin, path: `${u.pathname}${u.search}` };
-    if (targets.size >= 1_000) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
 }
 
 /** The destination a per-destination limit counts against: `scheme://[userinfo@]host[:port]`. */
@@ -132,9 +107,8 @@ function describe(err: unknown): string {
 export class WebhookDispatcher implements DueWork {
   readonly name = "deliveries";
   private readonly repo: WebhooksRepo;
-  private agent: Promise<Agent> | undefined;
-  /** The agent once made: sends go out in the same turn as their claim. */
-  private agentNow: Agent | undefined;
+  /** This dispatcher's Agent in the sender thread (src/webhooks/sender.ts). */
+  private readonly owner = ++owners;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly logger: Logger;
@@ -160,24 +134,6 @@ export class WebhookDispatcher implements DueWork {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 64);
     this.logger = opts.logger ?? pino({ level: "silent" });
-  }
-
-  /** One keep-alive agent for every delivery, made on first use; at most `concurrency` sockets per origin. */
-  private http(): Promise<Agent> {
-    this.agent ??= loadUndici().then(
-      ({ Agent }) =>
-        new Agent({
-          keepAliveTimeout: 4_000,
-          connections: this.concurrency,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-          connect: { timeout: this.timeoutMs },
-        }),
-    );
-    void this.agent.then((a) => {
-      this.agentNow = a;
-    });
-    return this.agent;
   }
 
   /** Requests on the wire now (tests, shutdown). */
@@ -239,16 +195,7 @@ export class WebhookDispatcher implements DueWork {
       this.done.push(o);
       this.scheduleFlush();
     };
-    const go = (agent: Agent) => {
-      // an attempt interrupted while undici was still loading was recorded already
-      for (const f of starts) if (this.flights.get(f.row.seq) === f && !f.reason) this.send(f, agent, record);
-    };
-    if (this.agentNow) go(this.agentNow);
-    else if (starts.length > 0) {
-      this.http().then(go, (err: unknown) => {
-        for (const f of starts) record(this.interrupted(f.row, f.n, f.at, this.clock.nowMs(), describe(err)));
-      });
-    }
+    sendJobs(starts.map((f) => this.job(f, record)));
     return { deliveries: starts.length };
   }
 
@@ -329,7 +276,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** Closes the keep-alive connections (tests, shutdown). */
   async close(): Promise<void> {
-    if (this.agent) await (await this.agent).close();
+    await closeOwner(this.owner);
   }
 
   private dest(key: string): Destination {
@@ -349,31 +296,27 @@ export class WebhookDispatcher implements DueWork {
       n: row.attemptCount + 1,
       at,
       dest: key,
-      abort: (reason) => {
-        f.reason ??= reason;
-        if (f.controller) f.controller.abort(reason);
-        else f.fail?.(reason); // still queued in undici: its outcome is the reason
-      },
+      abort: () => undefined, // set when its job is made
     };
     this.flights.set(row.seq, f);
     return f;
   }
 
-  private interrupted(row: DueRow, n: number, at: number, now: number, error = INTERRUPTED_ERROR): Outcome {
-    return { row, n, at, endedAt: Math.max(now, at), ok: false, httpStatus: null, error, durationMs: 0 };
+  private interrupted(row: DueRow, n: number, at: number, now: number): Outcome {
+    return { row, n, at, endedAt: Math.max(now, at), ok: false, httpStatus: null, error: INTERRUPTED_ERROR, durationMs: 0 };
   }
 
   /**
-   * Sends one attempt with undici's low-level `dispatch` (issue 12: no promise, response stream or
-   * AbortSignal per delivery) and calls `done` once with its outcome: a 2xx whose body has fully
-   * arrived, else the status or the error. A timer aborts it after `timeoutMs` real ms.
+   * One attempt as a job for the sender thread. Its outcome comes from the first of: the thread's
+   * answer (a 2xx whose body fully arrived is a success, anything else a failure with its status or
+   * error), the real-time timeout, or an abort (shutdown); the others are dropped.
    */
-  private send(f: Flight, agent: Agent, done: (o: Outcome) => void): void {
+  private job(f: Flight, done: (o: Outcome) => void): { job: SendJob; done: (r: SendResult) => void } {
     const { row, n, at } = f;
+    const id = ++jobs;
     const start = performance.now();
-    let httpStatus: number | null = null;
     let ended = false;
-    const end = (ok: boolean, error: string | null) => {
+    const end = (ok: boolean, httpStatus: number | null, error: string | null) => {
       if (ended) return;
       ended = true;
       clearTimeout(timer);
@@ -388,37 +331,24 @@ export class WebhookDispatcher implements DueWork {
         durationMs: Math.round(performance.now() - start),
       });
     };
+    f.abort = (reason) => {
+      abortJob(id, reason.message);
+      end(false, null, describe(reason));
+    };
     const timer = setTimeout(() => f.abort(new Error(`timeout: no complete answer within ${this.timeoutMs} ms`)), this.timeoutMs);
-    try {
-      const { url, authorization } = splitUserinfo(row.url);
-      const target = requestTarget(url);
-      agent.dispatch(
-        {
-          origin: target.origin,
-          path: target.path,
-          method: "POST",
-          headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
-          body: row.body,
-          headersTimeout: this.timeoutMs,
-          bodyTimeout: this.timeoutMs,
-        },
-        {
-          onRequestStart: (controller) => {
-            f.controller = controller;
-            if (f.reason) controller.abort(f.reason);
-          },
-          onResponseStart: (_controller, statusCode) => {
-            httpStatus = statusCode;
-          },
-          onResponseData: () => undefined,
-          onResponseEnd: () => end(httpStatus !== null && httpStatus >= 200 && httpStatus < 300, null),
-          onResponseError: (_controller, err) => end(false, describe(f.reason ?? err)),
-        },
-      );
-    } catch (err) {
-      end(false, describe(err));
-    }
-    f.fail = (reason) => end(false, describe(reason));
+    const { url, authorization } = splitUserinfo(row.url);
+    return {
+      job: {
+        id,
+        owner: this.owner,
+        url,
+        headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
+        body: row.body,
+        connections: this.concurrency,
+        timeoutMs: this.timeoutMs,
+      },
+      done: (r) => end(r.ok, r.httpStatus, r.error),
+    };
   }
 
   /** Results that arrived in one I/O turn are recorded in one transaction (throughput). */

@@ -63,6 +63,8 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     t.ctx.work.poke();
     await receiver.waitFor(1);
     await silent.waitForHits(4);
+    // the normal one's answer comes back from the sender thread, then only the 4 hung ones are on the wire
+    await until(() => t.ctx.webhooks.inFlight === 4);
     // let any extra request show up if the limit were not kept
     await new Promise((resolve) => setImmediate(resolve));
     expect(silent.hits()).toBe(4);

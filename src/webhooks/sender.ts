@@ -1,0 +1,177 @@
+/**
+ * The HTTP side of webhook delivery in a worker thread (issue 12): the dispatcher keeps every
+ * decision and every database write on the main thread (what is due, attempt numbers, timeouts,
+ * results) and hands this thread only "POST this body to this URL, tell me the status". Socket
+ * writes, response parsing and undici's bookkeeping, about a fifth of a card payment's CPU, then
+ * run beside the requests instead of between them.
+ *
+ * One thread per process, started on the first delivery and unref'd (it never keeps a process
+ * alive); each dispatcher has its own undici Agent in it (its keep-alive sockets, closed by
+ * `close(owner)`). Jobs go over in one message per claim, results come back in one message per
+ * I/O turn of the thread. If the thread dies, the attempts it held end as failed (and are retried
+ * on the schedule) and the next delivery starts a new one.
+ */
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+export interface SendJob {
+  /** Unique per attempt in this process (never reused: a late answer cannot reach a later attempt). */
+  id: number;
+  /** The dispatcher the job belongs to: its own Agent and sockets. */
+  owner: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Per-destination sockets of the owner's Agent, and undici's header/body timeouts (ms). */
+  connections: number;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  id: number;
+  ok: boolean;
+  httpStatus: number | null;
+  error: string | null;
+}
+
+type Message =
+  | { type: "send"; jobs: SendJob[] }
+  | { type: "abort"; id: number; reason: string }
+  | { type: "close"; owner: number; ack: number };
+
+/** The thread: plain CommonJS, so it runs the same from src/ (tsx, vitest) and from the bundle. */
+const SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { Agent } = require(workerData.undici);
+const agents = new Map();
+const live = new Map();
+const targets = new Map();
+let out = [];
+let scheduled = false;
+const flush = () => { scheduled = false; const batch = out; out = []; parentPort.postMessage({ results: batch }); };
+const report = (r) => { out.push(r); if (!scheduled) { scheduled = true; setImmediate(flush); } };
+const describe = (err) => {
+  const code = typeof err?.code === "string" ? err.code : typeof err?.cause?.code === "string" ? err.cause.code : undefined;
+  const message = typeof err?.message === "string" && err.message ? err.message : String(err);
+  return code && !message.includes(code) ? code + ": " + message : message;
+};
+const target = (url) => {
+  let t = targets.get(url);
+  if (!t) {
+    const u = new URL(url);
+    t = { origin: u.origin, path: u.pathname + u.search };
+    if (targets.size >= 1000) targets.clear();
+    targets.set(url, t);
+  }
+  return t;
+};
+const agentOf = (job) => {
+  let a = agents.get(job.owner);
+  if (!a) {
+    a = new Agent({ keepAliveTimeout: 4000, connections: job.connections, headersTimeout: job.timeoutMs, bodyTimeout: job.timeoutMs, connect: { timeout: job.timeoutMs } });
+    agents.set(job.owner, a);
+  }
+  return a;
+};
+const send = (job) => {
+  const st = { controller: null, reason: null, status: null, ended: false };
+  live.set(job.id, st);
+  const end = (ok, error) => {
+    if (st.ended) return;
+    st.ended = true;
+    live.delete(job.id);
+    report({ id: job.id, ok, httpStatus: st.status, error });
+  };
+  try {
+    const t = target(job.url);
+    agentOf(job).dispatch(
+      { origin: t.origin, path: t.path, method: "POST", headers: job.headers, body: job.body, headersTimeout: job.timeoutMs, bodyTimeout: job.timeoutMs },
+      {
+        onRequestStart(c) { st.controller = c; if (st.reason) c.abort(st.reason); },
+        onResponseStart(_c, code) { st.status = code; },
+        onResponseData() {},
+        onResponseEnd() { end(st.status !== null && st.status >= 200 && st.status < 300, null); },
+        onResponseError(_c, err) { end(false, describe(st.reason ?? err)); },
+      },
+    );
+  } catch (err) {
+    end(false, describe(err));
+  }
+};
+parentPort.on("message", (m) => {
+  if (m.type === "send") for (const job of m.jobs) send(job);
+  else if (m.type === "abort") {
+    const st = live.get(m.id);
+    if (st) { st.reason = new Error(m.reason); if (st.controller) st.controller.abort(st.reason); }
+  } else if (m.type === "close") {
+    const a = agents.get(m.owner);
+    agents.delete(m.owner);
+    Promise.resolve(a?.close()).catch(() => undefined).then(() => parentPort.postMessage({ ack: m.ack }));
+  }
+});
+`;
+
+type Done = (r: SendResult) => void;
+
+let thread: Worker | undefined;
+const waiting = new Map<number, Done>();
+const acks = new Map<number, () => void>();
+let nextAck = 0;
+
+function start(): Worker {
+  const undici = createRequire(import.meta.url).resolve("undici");
+  const w = new Worker(SOURCE, { eval: true, workerData: { undici } });
+  w.unref();
+  w.on("message", (m: { results?: SendResult[]; ack?: number }) => {
+    if (m.results) {
+      for (const r of m.results) {
+        const done = waiting.get(r.id);
+        waiting.delete(r.id);
+        done?.(r);
+      }
+    } else if (m.ack !== undefined) {
+      acks.get(m.ack)?.();
+      acks.delete(m.ack);
+    }
+  });
+  const lost = (why: string) => {
+    if (thread !== w) return;
+    thread = undefined;
+    const held = [...waiting];
+    waiting.clear();
+    for (const [id, done] of held) done({ id, ok: false, httpStatus: null, error: why });
+    for (const ack of acks.values()) ack();
+    acks.clear();
+  };
+  w.on("error", (err) => lost(`webhook sender thread failed: ${err.message}`));
+  w.on("exit", () => lost("webhook sender thread exited"));
+  return w;
+}
+
+function post(m: Message): void {
+  thread ??= start();
+  thread.postMessage(m);
+}
+
+/** Sends a claim's jobs in one message; each `done` runs once, with its job's result. */
+export function sendJobs(jobs: Array<{ job: SendJob; done: Done }>): void {
+  if (jobs.length === 0) return;
+  for (const { job, done } of jobs) waiting.set(job.id, done);
+  post({ type: "send", jobs: jobs.map((j) => j.job) });
+}
+
+/** Aborts a job on the wire (its result, if one still comes, is dropped: the caller ended the attempt). */
+export function abortJob(id: number, reason: string): void {
+  waiting.delete(id);
+  if (thread) thread.postMessage({ type: "abort", id, reason } satisfies Message);
+}
+
+/** Closes one owner's Agent (its keep-alive sockets); resolves once done, at once if no thread runs. */
+export function closeOwner(owner: number): Promise<void> {
+  if (!thread) return Promise.resolve();
+  const ack = ++nextAck;
+  return new Promise<void>((resolve) => {
+    acks.set(ack, resolve);
+    post({ type: "close", owner, ack });
+  });
+}
