@@ -159,7 +159,7 @@ describe("POST /_sandbox/webhooks/{id}/replay", () => {
     expect(replay).toMatchObject({ replayOf: original, status: "pending", transactionId: "tx_rp", attempts: [] });
 
     await receiver.waitFor(2);
-    await s.ctx.work.idle();
+    await s.ctx.work.runUntil(); // settles: the answer is recorded (it comes back from the sender thread)
     const [first, second] = receiver.received;
     expect(second!.raw).toBe(first!.raw);
     expect(second!.path).toBe("/hooks");
@@ -197,7 +197,7 @@ describe("POST /_sandbox/webhooks/{id}/replay", () => {
     receiver.defaultStatus = 200;
     const res = await s.http.post(`/_sandbox/webhooks/${id}/replay`).expect(201);
     await receiver.waitFor(7);
-    await s.ctx.work.idle();
+    await s.ctx.work.runUntil(); // settles: the answer is recorded
     const [entry] = (await s.http.get(`/_sandbox/webhooks?limit=1`)).body;
     expect(entry).toMatchObject({ id: res.body.id, replayOf: id, status: "delivered" });
   });
