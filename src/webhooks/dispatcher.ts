@@ -364,9 +364,10 @@ export class WebhookDispatcher implements DueWork {
     this.done = [];
     const waiters = this.waiters;
     this.waiters = [];
+    let promoted = false;
     try {
       inTransaction(this.db, () => {
-        for (const o of batch) this.record(o);
+        for (const o of batch) if (this.record(o)) promoted = true;
       });
     } catch (err) {
       if (waiters.length === 0) this.logger.error({ err }, "recording webhook attempts failed");
@@ -384,14 +385,20 @@ export class WebhookDispatcher implements DueWork {
       }
     }
     for (const w of waiters) w.resolve();
-    if (!this.stopped) this.poke();
+    // a run now only if something became due now: the next delivery of an orderKey, or a parked
+    // row with room (a retry is minutes away: the runner's tick finds it; issue 12: one
+    // delivery, one run less)
+    if (!this.stopped && (promoted || this.ready.size > 0)) this.poke();
   }
 
-  /** Writes an attempt's result (inside the caller's transaction) and moves its orderKey on when it settled. */
-  private record(o: Outcome): void {
+  /**
+   * Writes an attempt's result (inside the caller's transaction) and moves its orderKey on when it
+   * settled; true when that made another delivery due.
+   */
+  private record(o: Outcome): boolean {
     const next = o.ok ? null : nextAttemptAfter(o.n, o.endedAt);
     const status: DeliveryStatus = o.ok ? "delivered" : next === null ? "failed" : "pending";
-    if (!this.repo.settleRow(o.row.seq, status, next, o.endedAt)) return;
+    if (!this.repo.settleRow(o.row.seq, status, next, o.endedAt)) return false;
     this.repo.insertAttempt({
       deliveryId: o.row.id,
       n: o.n,
@@ -413,6 +420,6 @@ export class WebhookDispatcher implements DueWork {
         `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? "no more attempts" : `next at ${toIso(next)}`}`,
       );
     }
-    if (status !== "pending") this.repo.promoteNext(o.row.orderKey, o.endedAt);
+    return status !== "pending" && this.repo.promoteNext(o.row.orderKey, o.endedAt);
   }
 }

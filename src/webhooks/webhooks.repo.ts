@@ -148,9 +148,9 @@ export class WebhooksRepo {
     this.addAttempt(a);
   }
 
-  /** Makes the next pending row of `orderKey` (if any) due at `at`. */
-  promoteNext(orderKey: string, at: number): void {
-    this.promote.run({ orderKey, at });
+  /** Makes the next pending row of `orderKey` (if any) due at `at`; true when there was one. */
+  promoteNext(orderKey: string, at: number): boolean {
+    return this.promote.run({ orderKey, at }).changes > 0;
   }
 
   hasPending(orderKey: string): boolean {
