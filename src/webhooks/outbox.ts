@@ -59,9 +59,10 @@ export class Outbox {
   private readonly repo: WebhooksRepo;
 
   /**
-   * `wake` runs on every enqueue (the composition root passes `work.poke`, which defers to the next
-   * turn of the event loop, i.e. after the enqueuing transaction has committed): no caller can
-   * forget to wake the dispatcher, and a rolled-back enqueue only costs an empty run.
+   * `wake` runs on every enqueue (the composition root passes the dispatcher's `wake`: a claim at
+   * the group commit, or `work.poke`, which defers to the next turn of the event loop, i.e. after
+   * the enqueuing transaction has committed): no caller can forget to wake the dispatcher, and a
+   * rolled-back enqueue only costs an empty run.
    */
   constructor(
     db: Db,
@@ -106,6 +107,7 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
+    this.wake();
     if (!rates) {
       this.repo.insert(row);
       return id;
@@ -121,7 +123,6 @@ export class Outbox {
       nextId: () => this.ids.next("webhook"),
     });
     if (input.transactionId && overtakes) releaseReordered(this.repo, input.transactionId, ids, now);
-    this.wake();
     return id;
   }
 }

@@ -105,7 +105,8 @@ describe("card data at rest (house rule: only BIN, last 4, expiry, holder, profi
         const outsideDoc = data.split(inScenarioDoc).join("");
         for (const { number, cvv } of used) {
           expect(outsideDoc.includes(number), `card number ${number} found`).toBe(false);
-          expect(data.includes(cvv), `CVV ${cvv} found`).toBe(false);
+          // 4 digits also turn up by chance inside hashes, checksums and keys (long base64/hex runs): not there
+          expect(data.replace(/[A-Za-z0-9+/_=-]{20,}/g, "").includes(cvv), `CVV ${cvv} found`).toBe(false);
         }
       };
       expect(existsSync(`${dbPath}-wal`)).toBe(true);
