@@ -116,8 +116,8 @@ export function createContext(opts: ContextOptions): AppContext {
   const auth = new AuthService(db, clock, merchants);
 
   // webhooks: every enqueue wakes the dispatcher after its transaction commits
-  const outbox = new Outbox(db, clock, ids, () => work.poke());
   const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
+  const outbox = new Outbox(db, clock, ids, () => webhooks.wake());
   const journal = new WebhookJournal(db, clock, ids, () => work.poke());
 
   // the transaction lifecycle and the kinds on it

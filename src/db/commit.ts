@@ -30,6 +30,12 @@ interface Statements {
   rollbackTo: Database.Statement;
 }
 
+/**
+ * Runs inside a batch just before its COMMIT; returns what to do once the COMMIT is done (`true`)
+ * or failed (`false`, its writes are gone). It must not throw (catch and recover inside).
+ */
+export type CommitHook = () => (committed: boolean) => void;
+
 interface Waiter {
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -43,6 +49,8 @@ class Connection {
   open = false;
   private waiters: Waiter[] = [];
   private done: Promise<void> | undefined;
+  /** atCommit hooks of the open batch, once each. */
+  private hooks = new Map<object, CommitHook>();
 
   constructor(readonly sqlite: Database.Database) {
     this.s = {
@@ -74,6 +82,10 @@ class Connection {
   /** Commits the open batch now (idempotent: the scheduled commit then finds nothing open). */
   commit(): void {
     if (!this.open) return;
+    const hooks = [...this.hooks.values()];
+    this.hooks.clear();
+    // the hooks write inside the batch, each in its own savepoint (a throw undoes only its writes)
+    const afters = this.sqlite.inTransaction ? hooks.map((h) => runHook(this.sqlite, h)) : [];
     this.open = false;
     const waiters = this.waiters;
     this.waiters = [];
@@ -84,10 +96,19 @@ class Connection {
       this.s.commit.run();
     } catch (err) {
       if (this.sqlite.open && this.sqlite.inTransaction) this.s.rollback.run();
+      for (const after of afters) after(false);
       for (const w of waiters) w.reject(err);
       return;
     }
+    for (const after of afters) after(true);
     for (const w of waiters) w.resolve();
+  }
+
+  /** Registers `hook` (once per key) for the open batch; false when there is none. */
+  atCommit(key: object, hook: CommitHook): boolean {
+    if (!this.open || !this.sqlite.inTransaction) return false;
+    if (!this.hooks.has(key)) this.hooks.set(key, hook);
+    return true;
   }
 }
 
@@ -138,6 +159,14 @@ function topLevel<T>(c: Connection, fn: () => T): T {
   }
 }
 
+function runHook(sqlite: Database.Database, hook: CommitHook): (committed: boolean) => void {
+  try {
+    return inTransaction(sqlite, hook);
+  } catch {
+    return () => undefined; // a hook must recover by itself; its savepoint is undone
+  }
+}
+
 /** Turns group commit on for this connection (the long-running server; tests keep per-call commits unless they ask). */
 export function enableGroupCommit(sqlite: Database.Database): void {
   connection(sqlite).grouped = true;
@@ -146,6 +175,15 @@ export function enableGroupCommit(sqlite: Database.Database): void {
 /** Settles once what this turn wrote is committed; undefined when nothing is waiting to commit. */
 export function committed(sqlite: Database.Database): Promise<void> | undefined {
   return CONNECTIONS.get(sqlite)?.committed();
+}
+
+/**
+ * With a group-commit batch open, runs `hook` (once per `key`) inside it just before its COMMIT and
+ * its result after (the webhook dispatcher claims what the batch enqueued, so the payment and the
+ * claim share one COMMIT and the webhook leaves right after it). False when no batch is open.
+ */
+export function atCommit(sqlite: Database.Database, key: object, hook: CommitHook): boolean {
+  return CONNECTIONS.get(sqlite)?.atCommit(key, hook) ?? false;
 }
 
 /** Commits the open batch, if any, before an effect outside the database (sending, closing). */

@@ -18,7 +18,7 @@
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction } from "../db/client.js";
-import { commitNow } from "../db/commit.js";
+import { atCommit, commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -160,43 +160,104 @@ export class WebhookDispatcher implements DueWork {
   run(now: number): { deliveries: number } {
     if (this.stopped) return { deliveries: 0 };
     const at = this.clock.nowMs();
-    const starts = inTransaction(this.db, () => {
-      const out: Flight[] = [];
-      // parked rows were due first: they go before anything newly due
-      for (const key of [...this.ready]) {
-        const dest = this.dests.get(key);
-        if (!dest) continue;
-        while (dest.active < this.concurrency && dest.queue.length > 0) {
-          const p = dest.queue.shift() as { seq: number; id: string };
-          this.parkedCount--;
-          const row = this.repo.parked(p.seq);
-          if (!row || row.id !== p.id) continue; // reset or settled meanwhile
-          out.push(this.claimRow(row, key, dest, at));
-        }
-        this.ready.delete(key);
-      }
+    const starts: Flight[] = [];
+    try {
       // a running clock (time scale) may have moved past `now`: what is due by then is due too
-      for (const row of this.repo.dueRows(Math.max(now, at), CLAIM_BATCH)) {
-        const key = destinationOf(row.url);
-        const dest = this.dest(key);
-        if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
-        else {
-          this.repo.parkRow(row.seq);
-          if (this.parkedCount === 0) this.parkedAt = at;
-          this.parkedCount++;
-          dest.queue.push({ seq: row.seq, id: row.id });
-        }
-      }
-      return out;
-    });
+      inTransaction(this.db, () => this.claim(Math.max(now, at), at, starts));
+    } catch (err) {
+      this.unclaim(starts);
+      throw err;
+    }
     // what goes on the wire is a committed payment, and a claimed attempt number is never sent twice
     commitNow(this.db.$client);
+    this.start(starts);
+    return { deliveries: starts.length };
+  }
+
+  /**
+   * The outbox's wake (every enqueue). With a group-commit batch open (the server), the claim runs
+   * inside that batch just before its COMMIT (src/db/commit.ts atCommit), so a payment and the
+   * claim of its webhook share one COMMIT and the webhook leaves right after it, with no run of the
+   * runner; else (or if that claim fails) a run soon, as before.
+   */
+  wake(): void {
+    if (this.stopped) return;
+    if (!atCommit(this.db.$client, this, () => this.claimAtCommit())) this.poke();
+  }
+
+  private claimAtCommit(): (committed: boolean) => void {
+    const at = this.clock.nowMs();
+    const starts: Flight[] = [];
+    let more = false;
+    try {
+      more = this.claim(at, at, starts);
+    } catch (err) {
+      this.unclaim(starts);
+      this.logger.error({ err }, "claiming webhooks at commit failed; a run will");
+      this.poke();
+      throw err; // undoes the claim's savepoint
+    }
+    return (committed) => {
+      if (!committed) {
+        this.unclaim(starts);
+        this.poke();
+        return;
+      }
+      this.start(starts);
+      if (more) this.poke(); // a full claim: more may be due
+    };
+  }
+
+  /**
+   * Inside a transaction: claims parked rows that now have room, then rows due by `dueBy` (parking
+   * those whose destination is full), into `out`. True when it read a full batch (more may be due).
+   */
+  private claim(dueBy: number, at: number, out: Flight[]): boolean {
+    // parked rows were due first: they go before anything newly due
+    for (const key of [...this.ready]) {
+      const dest = this.dests.get(key);
+      if (!dest) continue;
+      while (dest.active < this.concurrency && dest.queue.length > 0) {
+        const p = dest.queue.shift() as { seq: number; id: string };
+        this.parkedCount--;
+        const row = this.repo.parked(p.seq);
+        if (!row || row.id !== p.id) continue; // reset or settled meanwhile
+        out.push(this.claimRow(row, key, dest, at));
+      }
+      this.ready.delete(key);
+    }
+    const rows = this.repo.dueRows(dueBy, CLAIM_BATCH);
+    for (const row of rows) {
+      const key = destinationOf(row.url);
+      const dest = this.dest(key);
+      if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
+      else {
+        this.repo.parkRow(row.seq);
+        if (this.parkedCount === 0) this.parkedAt = at;
+        this.parkedCount++;
+        dest.queue.push({ seq: row.seq, id: row.id });
+      }
+    }
+    return rows.length === CLAIM_BATCH;
+  }
+
+  /** Claims whose writes were rolled back: forgotten (their rows are still due, or parked, in the database). */
+  private unclaim(flights: Flight[]): void {
+    for (const f of flights) {
+      this.flights.delete(f.row.seq);
+      const dest = this.dests.get(f.dest);
+      if (dest) dest.active = Math.max(0, dest.active - 1);
+    }
+  }
+
+  /** Sends committed claims (one message to the sender thread); results are recorded as they come. */
+  private start(flights: Flight[]): void {
+    if (flights.length === 0) return;
     const record = (o: Outcome) => {
       this.done.push(o);
       this.scheduleFlush();
     };
-    sendJobs(starts.map((f) => this.job(f, record)));
-    return { deliveries: starts.length };
+    sendJobs(flights.map((f) => this.job(f, record)));
   }
 
   /**

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { enableGroupCommit } from "../../src/db/commit.js";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { closedPortUrl, enqueueCard } from "../unit/webhooks.support.js";
+import { cardPaymentBody } from "./payments.body.js";
 
 let s: TestSandbox;
 let receiver: Receiver;
@@ -219,4 +221,25 @@ describe("OpenAPI", () => {
     expect(Object.keys(replay.responses)).toEqual(expect.arrayContaining(["201", "404"]));
     expect(doc.components.schemas.WebhookDelivery).toBeDefined();
   });
+});
+
+describe("a webhook leaves on its own", () => {
+  // no runUntil, no clock tick: the enqueue itself wakes the dispatcher
+  for (const grouped of [false, true]) {
+    it(`right after the payment's commit${grouped ? ", claimed inside the group commit of its request" : ""}`, async () => {
+      if (grouped) enableGroupCommit(s.ctx.db.$client);
+      const token = await s.token();
+      const res = await s.http
+        .post("/api/v1/payments/card")
+        .set("authorization", token)
+        .send(cardPaymentBody({ callbackUrl: `${receiver.url}/hooks` }));
+      expect(res.status).toBe(200);
+      await receiver.waitFor(1);
+      expect(receiver.received[0]!.headers["x-sandbox-attempt"]).toBe("1");
+      expect((receiver.received[0]!.body as { transactionId: string }).transactionId).toBe(res.body.transactionId);
+      await s.ctx.work.runUntil(); // settles: the answer is recorded
+      const [entry] = (await s.http.get(`/_sandbox/webhooks?transactionId=${res.body.transactionId}`)).body;
+      expect(entry).toMatchObject({ status: "delivered", attempts: [{ httpStatus: 200 }] });
+    });
+  }
 });
