@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { ManualClock } from "../src/platform/clock.js";
-import { randomIds } from "../src/platform/ids.js";
+import { timeOrderedIds } from "../src/platform/ids.js";
 import { startCountingReceiver } from "./lib.js";
 
 const COUNT = Number(process.env.BENCH_COUNT ?? 20_000);
@@ -23,7 +23,7 @@ const PER_TX = 2;
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-webhooks-"));
 const receiver = await startCountingReceiver("/hooks?shop=bench");
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
-const ctx = createContext({ config: defaultConfig({ db: join(dir, "sandbox.db") }), clock, ids: randomIds });
+const ctx = createContext({ config: defaultConfig({ db: join(dir, "sandbox.db") }), clock, ids: timeOrderedIds(clock) });
 try {
   const merchant = ctx.merchants.byKey("sandbox_merchant_key");
   if (!merchant) throw new Error("built-in merchant missing");

@@ -29,7 +29,7 @@ import { TokenService } from "./modules/tokens/tokens.service.js";
 import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
 import { WalletService } from "./modules/wallet/wallet.service.js";
 import type { Clock } from "./platform/clock.js";
-import { type Ids, randomIds } from "./platform/ids.js";
+import { type Ids, timeOrderedIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
 import { OutcomeEngine } from "./scenarios/outcome-engine.js";
@@ -100,7 +100,7 @@ export interface ContextOptions {
 export function createContext(opts: ContextOptions): AppContext {
   const { config, clock } = opts;
   const db = opts.db ?? openDb(config.db);
-  const ids = opts.ids ?? randomIds;
+  const ids = opts.ids ?? timeOrderedIds(clock);
   const logger = opts.logger ?? pino({ level: "silent" });
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
 

@@ -6,7 +6,7 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { commitNow, inTransaction as inSqliteTransaction } from "./commit.js";
+import { commitNow, inSqliteTransaction } from "./commit.js";
 import * as schema from "./schema/index.js";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };

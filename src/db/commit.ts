@@ -1,5 +1,6 @@
 /**
- * Transactions and group commit (issue 12). `inTransaction` is the one way the code writes: a
+ * Transactions and group commit (issue 12). `inSqliteTransaction` (behind db/client.ts
+ * `inTransaction(db, fn)`) is the one way the code writes: a
  * synchronous better-sqlite3 transaction, or a savepoint when one is already open.
  *
  * Group commit, once `enableGroupCommit(sqlite)` turned it on (the server does): the first write
@@ -127,7 +128,7 @@ function connection(sqlite: Database.Database): Connection {
  * A synchronous transaction (better-sqlite3 transactions cannot be async; keep I/O out). Inside
  * another one (or a group-commit batch) it is a savepoint: a throw undoes only its own writes.
  */
-export function inTransaction<T>(sqlite: Database.Database, fn: () => T): T {
+export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): T {
   const c = connection(sqlite);
   if (!sqlite.inTransaction) {
     if (!c.grouped) return topLevel(c, fn);
@@ -161,7 +162,7 @@ function topLevel<T>(c: Connection, fn: () => T): T {
 
 function runHook(sqlite: Database.Database, hook: CommitHook): (committed: boolean) => void {
   try {
-    return inTransaction(sqlite, hook);
+    return inSqliteTransaction(sqlite, hook);
   } catch {
     return () => undefined; // a hook must recover by itself; its savepoint is undone
   }

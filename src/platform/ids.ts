@@ -1,4 +1,5 @@
 import { customAlphabet } from "nanoid";
+import type { Clock } from "./clock.js";
 
 /** Prefixes of every id the sandbox hands out (house style 7): one table, no ad-hoc strings. */
 export const ID_PREFIXES = {
@@ -33,12 +34,15 @@ export function timePrefix(ms: number): string {
 }
 
 /**
- * Time-ordered random ids: `tx_` + 8 characters of real time + 12 random ones (71 bits:
+ * Time-ordered random ids: `tx_` + 8 characters of the clock's time + 12 random ones (71 bits:
  * unguessable), 20 in all, URL-safe. New ids sort after older ones, so the primary-key B-trees
- * grow at their right edge instead of splitting pages at random (issue 12). The time is the real
- * one, not the virtual clock: it only orders storage and means nothing to the API.
+ * grow at their right edge instead of splitting pages at random (issue 12). The time comes from
+ * the sandbox's clock (house style 5); it only orders storage and means nothing to the API (a
+ * clock put back just starts a new run of ids elsewhere in the tree).
  */
-export const randomIds: Ids = { next: (kind) => `${ID_PREFIXES[kind]}_${timePrefix(Date.now())}${random()}` };
+export function timeOrderedIds(clock: Pick<Clock, "nowMs">): Ids {
+  return { next: (kind) => `${ID_PREFIXES[kind]}_${timePrefix(clock.nowMs())}${random()}` };
+}
 
 /** Counting ids for tests that want stable output: `tx_000001`, `tx_000002`, ... */
 export function sequentialIds(): Ids {

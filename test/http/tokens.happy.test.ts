@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cardTokens } from "../../src/db/schema/index.js";
+import { ManualClock } from "../../src/platform/clock.js";
 import { hmacBase64 } from "../../src/platform/crypto.js";
-import { randomIds } from "../../src/platform/ids.js";
+import { timeOrderedIds } from "../../src/platform/ids.js";
 import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { BILLING, CARDS, chargeBody, gateway, tokenFor, tokenizeBody } from "./subscriptions.support.js";
@@ -152,7 +153,7 @@ describe("POST /payments/card/charge (interface §4.2): the card payment path", 
 
   it("a token works through its expirationDate day and not after", async () => {
     await s.close();
-    s = makeSandbox({ ids: randomIds });
+    s = makeSandbox({ ids: timeOrderedIds(new ManualClock(Date.UTC(2026, 0, 15))) });
     const token = await tokenFor(s, CARDS.visa, { expirationDate: "2026-01-16" });
     await s.http.post("/_sandbox/clock/advance").send({ to: "2026-01-16T23:59:59Z" });
     const ok = await gateway(s).post("/payments/card/charge", chargeBody(token, `${receiver.url}/cb`));

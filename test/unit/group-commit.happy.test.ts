@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { commitNow, committed, enableGroupCommit, inTransaction } from "../../src/db/commit.js";
+import { commitNow, committed, enableGroupCommit, inSqliteTransaction as inTransaction } from "../../src/db/commit.js";
 
 let dir: string | undefined;
 const open: Database.Database[] = [];
