@@ -137,6 +137,7 @@ try {
     errors: a.errors,
     non2xx: a.non2xx,
     pass,
+    loader: a.loader,
   });
 
   // the HPP: one pay-in missing its fields, its page fetched over and over at one connection
@@ -162,6 +163,7 @@ try {
     non2xx: h.non2xx,
     target: "p50<=5ms",
     pass: hppPass,
+    loader: h.loader,
   });
 } finally {
   await sandbox.stop();

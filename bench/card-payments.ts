@@ -5,9 +5,10 @@
  * in the same run, the floor: a bare @hono/node-server app doing one better-sqlite3 INSERT per POST.
  * Then, against the same server: the same payment without a callbackUrl (no webhook), and the
  * latency of one connection sending payments with a callback one at a time (sequentialLatency():
- * autocannon's latencies are whole milliseconds, too coarse for these). Every line carries the
- * server's CPU µs per request; the with-callback line also the webhook deliveries the receiver got
- * per second during that run.
+ * wrk -t1 -c1, or a node:http loop without wrk, as autocannon's whole milliseconds are too coarse).
+ * Every line carries the server's CPU µs per request and the load generator (`loader`: wrk, or
+ * autocannon / node without it; BENCH_LOADER, see bench/lib.ts); the with-callback line also the
+ * webhook deliveries the receiver got per second during that run.
  *
  * Targets: with a callback, at 32 connections: ≥ 40% of the floor's req/s, p99 ≤ 10 ms, webhook
  * deliveries ≥ 2,000/s; one connection: p50 ≤ 0.5 ms, p99 ≤ 3 ms. No target without a callback.
@@ -165,6 +166,7 @@ try {
     errors: p.errors,
     non2xx: p.non2xx,
     pass,
+    loader: p.loader,
   });
   emit("card-payment-no-callback", {
     rps: n.rps,
@@ -175,6 +177,7 @@ try {
     ratio: Number(ratioN.toFixed(3)),
     errors: n.errors,
     non2xx: n.non2xx,
+    loader: n.loader,
   });
   emit("card-payment-1conn", {
     rps: s.rps,
@@ -187,6 +190,7 @@ try {
     non2xx: s.non2xx,
     target: "p50<=0.5ms,p99<=3ms",
     pass: onePass,
+    loader: s.loader,
   });
 } finally {
   await sandbox.stop();

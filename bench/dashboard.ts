@@ -3,7 +3,7 @@
  * three merchants (plus webhook deliveries for one of them) into a temp WAL database, starts the
  * built server on it the README way, and times the server side of each page from its
  * `Server-Timing: app;dur=…, cpu;dur=…` header (queries and render, without the network: wall-clock
- * and CPU ms) over sequential requests; then loads the first page with autocannon for req/s and the
+ * and CPU ms) over sequential requests; then loads the first page with load() (wrk or autocannon) for req/s and the
  * server's CPU per request.
  *
  * Target: a page of the list (50 rows) renders in ≤ 50 ms server time: p99 of the server's CPU time
@@ -222,6 +222,7 @@ try {
       cpuUsPerReq: r.cpuUsPerReq,
       errors: r.errors,
       non2xx: r.non2xx,
+      loader: r.loader,
     });
     if (r.non2xx > 0 || r.errors > 0) failed = true;
   } finally {

@@ -75,6 +75,7 @@ try {
       non2xx: r.non2xx,
       connections: CONNECTIONS,
       duration: DURATION,
+      loader: r.loader,
       ...(t.minRatio === undefined ? {} : { floorRps, vsFloor: Number(ratio.toFixed(3)), target: `>=${t.minRatio}`, pass }),
     });
     rows.push({

@@ -9,7 +9,7 @@
  * The payments to read and refund are made first (and one of each kind is checked for the answer it
  * should get), then a warm-up run of the mix is discarded, then the measured run.
  *
- * No target: overall req/s, p50, p99 (autocannon, whole ms), server CPU µs per request, and the
+ * No target: overall req/s, p50, p99 (wrk, or autocannon in whole ms: see bench/lib.ts), server CPU µs per request, and the
  * webhooks the local receiver got per second; errors and non-2xx must be 0 (else exit 1).
  * Run with `npx tsx bench/mixed.ts` after `node scripts/build.mjs` (BENCH_DURATION=s, default 10).
  * Prints one JSON line: {"bench":"mixed","rps","p50","p99","cpuUsPerReq","errors","non2xx",...}.
@@ -135,13 +135,15 @@ try {
           method: "GET",
           path: "/api/v1/payments/card/status/",
           headers,
-          pathFor: (i) => `/api/v1/payments/card/status/${readable[i % readable.length]}`,
+          cycle: readable,
+          pathFor: (_i, id) => `/api/v1/payments/card/status/${id}`,
         },
         {
           method: "POST",
           path: "/api/v1/refunds/card",
           headers,
-          bodyFor: (i) => refundBody(`${prefix}rf-${i}`, parents[i % PARENTS] as string, receiver.url),
+          cycle: parents,
+          bodyFor: (i, parent) => refundBody(`${prefix}rf-${i}`, parent, receiver.url),
         },
       ],
       connections: CONNECTIONS,
@@ -171,6 +173,7 @@ try {
     webhooksPerSec,
     connections: CONNECTIONS,
     duration: DURATION,
+    loader: m.loader,
   });
 } finally {
   await sandbox.stop();

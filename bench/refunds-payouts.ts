@@ -25,13 +25,14 @@ try {
     body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
   });
   const token = ((await auth.json()) as { token: string }).token;
-  const post = (path: string, bodyFor: (i: number) => string, duration: number) =>
+  const post = (path: string, bodyFor: (i: number, item: string) => string, duration: number, cycle?: string[]) =>
     load({
       url: sandbox.url,
       method: "POST",
       path,
       headers: { authorization: token },
       bodyFor,
+      ...(cycle ? { cycle } : {}),
       connections: CONNECTIONS,
       duration,
     });
@@ -58,16 +59,17 @@ try {
     const prefix = `rf-${++run}-`;
     return post(
       "/v1/refunds/card",
-      (i) =>
+      (i, parent) =>
         JSON.stringify({
           requestId: `${prefix}${i}`,
           mid: "sandbox-mid-001",
-          transactionId: parents[i % PARENTS],
+          transactionId: parent,
           amount: "0.01",
           reason: "bench",
           callbackUrl: receiver.url,
         }),
       d,
+      parents,
     );
   };
   const payouts = (d: number) => {
@@ -120,6 +122,7 @@ try {
     p99: Math.max(...xs.map((x) => x.p99)),
     errors: xs.reduce((a, x) => a + x.errors, 0),
     non2xx: xs.reduce((a, x) => a + x.non2xx, 0),
+    loader: xs[0]?.loader,
   });
   const p = merged(results.payments);
   const r = merged(results.refunds);
@@ -144,6 +147,7 @@ try {
       paymentRps: p.rps,
       errors: x.errors,
       non2xx: x.non2xx,
+      loader: x.loader,
       pass: x.rps >= p.rps && x.errors === 0 && x.non2xx === 0,
     });
   }
