@@ -214,6 +214,8 @@ export interface LoadOptions {
   bodyFor?: (i: number, item: string) => string;
   /** Values handed to bodyFor in turn (see MixedRequest.cycle). */
   cycle?: readonly string[];
+  /** Pins the load generator (see MixedLoadOptions.loader). */
+  loader?: "wrk" | "autocannon";
   connections?: number;
   /** Seconds. */
   duration?: number;
@@ -306,6 +308,11 @@ export interface MixedLoadOptions {
   duration?: number;
   /** The server's pid (Running.pid): adds cpuUsPerReq to the result. */
   pid?: number;
+  /**
+   * Pins the load generator for this run instead of BENCH_LOADER (wrk fails if it cannot be used),
+   * e.g. so that two loads compared with each other use the same client: see loaderFor().
+   */
+  loader?: "wrk" | "autocannon";
 }
 
 function headersOf(r: MixedRequest): Record<string, string> {
@@ -467,15 +474,15 @@ function hasWrk(): boolean {
   return wrkOnPath;
 }
 
-function loaderSetting(): "wrk" | "autocannon" | "auto" {
-  const v = process.env.BENCH_LOADER ?? "auto";
+function loaderSetting(pinned?: "wrk" | "autocannon"): "wrk" | "autocannon" | "auto" {
+  const v = pinned ?? process.env.BENCH_LOADER ?? "auto";
   if (v !== "wrk" && v !== "autocannon" && v !== "auto") throw new Error(`BENCH_LOADER=${v}: expected wrk, autocannon or auto`);
   return v;
 }
 
 /** The wrk script to run these templates with, or undefined for autocannon (BENCH_LOADER decides). */
-function chooseWrk(requests: MixedRequest[]): string | undefined {
-  const setting = loaderSetting();
+function chooseWrk(requests: MixedRequest[], pinned?: "wrk" | "autocannon"): string | undefined {
+  const setting = loaderSetting(pinned);
   if (setting === "autocannon") return undefined;
   const script = wrkScript(requests, ++wrkRuns * 1e10);
   if (setting === "wrk") {
@@ -485,6 +492,11 @@ function chooseWrk(requests: MixedRequest[]): string | undefined {
   return hasWrk() ? script : undefined;
 }
 let wrkRuns = 0;
+
+/** The load generator loadMixed() would use for these templates (to pin the same one on another load). */
+export function loaderFor(requests: MixedRequest[]): "wrk" | "autocannon" {
+  return chooseWrk(requests) === undefined ? "autocannon" : "wrk";
+}
 
 /** Runs wrk (asynchronously: this process stays responsive) with a generated script; parses its done() line. */
 async function runWrk(
@@ -546,7 +558,7 @@ async function withCpu(pid: number | undefined, run: () => Promise<Omit<LoadResu
  * throughput and latency percentiles.
  */
 export function loadMixed(opts: MixedLoadOptions): Promise<LoadResult> {
-  const script = chooseWrk(opts.requests);
+  const script = chooseWrk(opts.requests, opts.loader);
   return withCpu(opts.pid, () =>
     script !== undefined ? runWrk(opts.url, script, opts.connections ?? 32, opts.duration ?? 10) : runAutocannon(opts),
   );
@@ -558,10 +570,11 @@ export function loadMixed(opts: MixedLoadOptions): Promise<LoadResult> {
  * 1 ms reads 0); wrk's have 0.01 ms.
  */
 export function load(opts: LoadOptions): Promise<LoadResult> {
-  const { url, connections, duration, pid, ...request } = opts;
+  const { url, connections, duration, pid, loader, ...request } = opts;
   return loadMixed({
     url,
     requests: [request],
+    ...(loader !== undefined ? { loader } : {}),
     ...(connections !== undefined ? { connections } : {}),
     ...(duration !== undefined ? { duration } : {}),
     ...(pid !== undefined ? { pid } : {}),
