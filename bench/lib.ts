@@ -493,9 +493,13 @@ function chooseWrk(requests: MixedRequest[], pinned?: "wrk" | "autocannon"): str
 }
 let wrkRuns = 0;
 
-/** The load generator loadMixed() would use for these templates (to pin the same one on another load). */
+/**
+ * The load generator loadMixed() would use for these templates, to pin the same one on the loads
+ * compared with them; autocannon (rather than an error) when BENCH_LOADER=wrk cannot send them.
+ */
 export function loaderFor(requests: MixedRequest[]): "wrk" | "autocannon" {
-  return chooseWrk(requests) === undefined ? "autocannon" : "wrk";
+  if (loaderSetting() === "autocannon" || !hasWrk()) return "autocannon";
+  return wrkScript(requests, 0) === undefined ? "autocannon" : "wrk";
 }
 
 /** Runs wrk (asynchronously: this process stays responsive) with a generated script; parses its done() line. */
