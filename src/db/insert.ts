@@ -3,10 +3,11 @@
  * what `db.insert(t).values(placeholders).prepare()` does, without drizzle's per-run pass over
  * every placeholder (the transactions table has 40 columns, inserted on every create). Values go
  * through each column's own `mapToDriverValue` (json, boolean), as drizzle's placeholders do, so
- * rows are stored byte for byte as before; a missing value takes the column's default.
+ * rows are stored byte for byte as before (a column whose mapping is the identity skips the call);
+ * a missing value takes the column's default.
  */
 import type Database from "better-sqlite3";
-import { getTableColumns, getTableName, is, SQL } from "drizzle-orm";
+import { Column, getTableColumns, getTableName, is, SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 
 export function preparedInsert<T extends SQLiteTable>(
@@ -19,21 +20,30 @@ export function preparedInsert<T extends SQLiteTable>(
   }
   const names = columns.map(([, col]) => `"${col.name}"`).join(", ");
   const stmt = sqlite.prepare(`INSERT INTO "${getTableName(table)}" (${names}) VALUES (${columns.map(() => "?").join(", ")})`);
+  // per column, once: its key and its mapping (null where it is the identity: most text and
+  // integer columns)
+  const keys = columns.map(([key]) => key);
+  const maps = columns.map(([, col]) =>
+    col.mapToDriverValue === Column.prototype.mapToDriverValue ? null : (v: unknown) => col.mapToDriverValue(v),
+  );
+  const cols = columns.map(([, col]) => col);
   const params: unknown[] = new Array(columns.length);
   return (row) => {
     const values = row as Record<string, unknown>;
-    for (let i = 0; i < columns.length; i++) {
-      const [key, col] = columns[i] as (typeof columns)[number];
-      const v = values[key];
-      params[i] =
-        v !== undefined
-          ? col.mapToDriverValue(v)
-          : col.default !== undefined
-            ? col.mapToDriverValue(col.default)
-            : col.defaultFn
-              ? col.mapToDriverValue(col.defaultFn())
-              : null;
+    for (let i = 0; i < keys.length; i++) {
+      const v = values[keys[i] as string];
+      if (v === undefined) params[i] = missingValue(cols[i] as Column);
+      else {
+        const map = maps[i];
+        params[i] = map ? map(v) : v;
+      }
     }
     return stmt.run(params);
   };
+}
+
+/** What a column takes when the row leaves it out: its default, or null. */
+function missingValue(col: Column): unknown {
+  if (col.default !== undefined) return col.mapToDriverValue(col.default);
+  return col.defaultFn ? col.mapToDriverValue(col.defaultFn()) : null;
 }

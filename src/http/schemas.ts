@@ -30,9 +30,34 @@ const ERROR_DESCRIPTIONS = {
 /** A JSON request body that must be present (so a missing or non-JSON body is a 400, not ignored). */
 export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) => ({
   required: true,
-  content: { "application/json": { schema } },
+  content: { "application/json": { schema: parsedSynchronously(schema) } },
   ...(description ? { description } : {}),
 });
+
+/**
+ * The route validator (@hono/zod-validator) always calls `safeParseAsync`, whose machinery costs
+ * more than the parse: 27 µs against 12 µs for a card payment body (issue 12). Our schemas have no
+ * async checks, so the schema's own `safeParseAsync` is replaced by its synchronous parse, same
+ * result; one that does turn out async (zod throws $ZodAsyncError) gets the async parse from then on.
+ * The instance is changed in place so that it stays the one the OpenAPI document names.
+ */
+function parsedSynchronously<T extends z.ZodType>(schema: T): T {
+  const parseAsync = schema.safeParseAsync.bind(schema);
+  const parse = schema.safeParse.bind(schema);
+  let async = false;
+  const sync: typeof parseAsync = async (data, params) => {
+    if (async) return parseAsync(data, params);
+    try {
+      return parse(data, params);
+    } catch (err) {
+      if (!(err instanceof z.core.$ZodAsyncError)) throw err;
+      async = true; // from now on; this once its checks before the async one ran twice
+      return parseAsync(data, params);
+    }
+  };
+  schema.safeParseAsync = sync;
+  return schema;
+}
 
 /** A JSON response of a route: `200: jsonResponse(Schema, "what it is")`. */
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({

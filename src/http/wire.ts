@@ -20,12 +20,16 @@ const isCountry = (c: string) => {
   return ok;
 };
 /** A real calendar date written YYYY-MM-DD. */
-const isDate = (d: string) => {
+export const isDate = (d: string) => {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(d);
   if (!m) return false;
   const [y, mo, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return mo >= 1 && mo <= 12 && day >= 1 && day <= new Date(Date.UTC(y, mo, 0)).getUTCDate();
+  return mo >= 1 && mo <= 12 && day >= 1 && day <= daysInMonth(y, mo);
 };
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** Days in month `mo` (1–12) of year `y`, proleptic Gregorian (year 0000 is a leap year). */
+const daysInMonth = (y: number, mo: number) =>
+  mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : (DAYS[mo - 1] as number);
 
 /** A required non-empty string. */
 export const text = () => z.string().min(1);
