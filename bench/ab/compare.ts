@@ -7,6 +7,9 @@
  *
  *   git worktree add /tmp/ab-a HEAD~1 && (cd /tmp/ab-a && npm ci && node scripts/build.mjs)
  *   node scripts/build.mjs && npx tsx bench/ab/compare.ts /tmp/ab-a .   [ROUNDS=4 SECONDS=5 NOCB=1 CONNECTIONS=32]
+ *
+ * Node or V8 flags per side: ARGS_A / ARGS_B (space-separated), e.g. the same build twice with
+ * `ARGS_B=--max-semi-space-size=32 npx tsx bench/ab/compare.ts . .`
  */
 import { resolve } from "node:path";
 import { load, median, paymentBody, type Running, sequentialLatency, startCountingReceiver, startSandbox } from "../lib.js";
@@ -30,8 +33,11 @@ async function token(s: Running): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
-async function round(root: string, n: number) {
-  const s = await startSandbox({ main: `${root}/dist/main.js` });
+const argsOf = (v: string | undefined) => (v ?? "").split(" ").filter(Boolean);
+const ARGS = { A: argsOf(process.env.ARGS_A), B: argsOf(process.env.ARGS_B) };
+
+async function round(root: string, n: number, nodeArgs: string[]) {
+  const s = await startSandbox({ main: `${root}/dist/main.js`, nodeArgs });
   try {
     const auth = await token(s);
     const run = (duration: number, tag: string) =>
@@ -60,7 +66,7 @@ const results: Record<"A" | "B", Array<{ rps: number; p99: number; cpu: number }
 for (let r = 0; r < ROUNDS; r++) {
   const order: Array<"A" | "B"> = r % 2 === 0 ? ["A", "B"] : ["B", "A"];
   for (const which of order) {
-    const res = await round(which === "A" ? rootA : rootB, r);
+    const res = await round(which === "A" ? rootA : rootB, r, ARGS[which]);
     results[which].push({ rps: res.rps, p99: res.p99, cpu: res.cpuUsPerReq ?? 0 });
     console.log(
       `round ${r + 1} ${which}: ${res.rps} req/s, p99 ${res.p99} ms, ${res.cpuUsPerReq} µs CPU/req, ${res.non2xx} non-2xx`,
@@ -71,6 +77,6 @@ receiver.stop();
 for (const which of ["A", "B"] as const) {
   const xs = results[which];
   console.log(
-    `${which} (${which === "A" ? rootA : rootB}): median ${median(xs.map((x) => x.rps))} req/s, p99 ${median(xs.map((x) => x.p99))} ms, ${median(xs.map((x) => x.cpu))} µs CPU/req`,
+    `${which} (${which === "A" ? rootA : rootB} ${ARGS[which].join(" ")}): median ${median(xs.map((x) => x.rps))} req/s, p99 ${median(xs.map((x) => x.p99))} ms, ${median(xs.map((x) => x.cpu))} µs CPU/req`,
   );
 }

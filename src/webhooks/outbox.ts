@@ -42,6 +42,18 @@ export interface EnqueueInput {
  * (interface §6.1). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
  */
 export function callbackTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
+  // a merchant sends the same few callbackUrls over and over: parse each once (issue 12)
+  const key = `${paymentMethod}\n${apmType ?? ""}\n${callbackUrl}`;
+  const known = targets.get(key);
+  if (known !== undefined) return known;
+  const target = buildTarget(callbackUrl, paymentMethod, apmType);
+  if (targets.size >= 1000) targets.clear();
+  targets.set(key, target);
+  return target;
+}
+const targets = new Map<string, string>();
+
+function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
   if (callbackUrl.length > MAX_CALLBACK_URL) throw invalidField("callbackUrl");
   let u: URL;
   try {
