@@ -11,7 +11,7 @@
  * Prints JSON lines: {"bench":"apm-payin",...} and {"bench":"hpp-page",...}.
  */
 import { createHmac } from "node:crypto";
-import { emit, load, loaderFor, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, load, loaderFor, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -52,28 +52,6 @@ function apmBody(requestId: string, callbackUrl: string, payload?: Record<string
   });
 }
 
-function cardBody(requestId: string, callbackUrl: string): string {
-  return JSON.stringify({
-    requestId,
-    mid: "sandbox-mid-001",
-    card: {
-      number: "4111111111111111",
-      cardHolderName: "Bench Mark",
-      expMonth: "12",
-      expYear: "2099",
-      cvv: "737",
-      requestThreeDSecure: false,
-    },
-    amount: "20.50",
-    currency: "USD",
-    lang: "en",
-    callbackUrl,
-    billingDetails: { ...billing, phone: undefined },
-    order: { orderId: requestId },
-    device: { ip: "203.0.113.7", userAgent: "autocannon" },
-  });
-}
-
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
@@ -103,13 +81,13 @@ try {
     });
   };
   const apm = (d: number) => post("/api/v1/payments/apm", (id) => apmBody(id, receiver.url), d);
-  const cards = (d: number) => post("/api/v1/payments/card", (id) => cardBody(id, receiver.url), d);
+  const cards = (d: number) => post("/api/v1/payments/card", (id) => paymentBody(id, receiver.url), d);
   const inserts = (duration: number) =>
     load({
       url: floor.url,
       method: "POST",
       path: "/",
-      bodyFor: (i) => cardBody(`floor-${i}`, receiver.url),
+      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
       loader,
       connections: CONNECTIONS,
       duration,
