@@ -13,8 +13,9 @@
  * payments per second counting that time (`sustainedRps`) and the server CPU per payment with its
  * webhook (`cpuUsPerReqWithDrain`).
  *
- * Targets: with a callback, at 32 connections: ≥ 40% of the floor's req/s, p99 ≤ 10 ms, webhook
- * deliveries ≥ 2,000/s; one connection: p50 ≤ 0.5 ms, p99 ≤ 3 ms. No target without a callback.
+ * Targets: with a callback, at 32 connections: ≥ 40% of the floor's req/s, p99 ≤ 10 ms; one
+ * connection: p50 ≤ 0.5 ms, p99 ≤ 3 ms. No target without a callback. (Webhook deliveries
+ * ≥ 2,000/s is bench/webhooks.ts's target: here there is one webhook per payment.)
  * Run with `npx tsx bench/card-payments.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  * Prints JSON lines: {"bench":"card-payment","rps","p50","p99","cpuUsPerReq","floorRps","ratio",
  * "webhooksPerSec","drainMs","sustainedRps","cpuUsPerReqWithDrain",...}, {"bench":"card-payment-no-callback",...}, {"bench":"card-payment-1conn",...}.
@@ -153,7 +154,6 @@ try {
   const ratio = f.rps > 0 ? p.rps / f.rps : 0;
   const ratioN = f.rps > 0 ? n.rps / f.rps : 0;
   const pass = ratio >= 0.4 && p.p99 <= 10 && p.errors === 0 && p.non2xx === 0;
-  const hooksPass = webhooksPerSec >= 2000;
   const onePass = s.p50 <= 0.5 && s.p99 <= 3 && s.errors === 0 && s.non2xx === 0;
   for (const x of [f, p, n, s]) if (x.errors > 0 || x.non2xx > 0) broken = true;
   const cpu = (x: { cpuUsPerReq?: number }) => `${x.cpuUsPerReq ?? "?"} µs server CPU/req`;
@@ -163,8 +163,10 @@ try {
       `${(ratio * 100).toFixed(0)}% of the floor (targets ≥ 40% and p99 ≤ 10 ms: ${pass ? "met" : "MISSED"})`,
   );
   console.log(
-    `  webhooks: ${webhooksPerSec}/s received during the run (${during} in ${DURATION} s; target ≥ 2,000/s: ` +
-      `${hooksPass ? "met" : "MISSED"}); ${delivered} once drained, for ${p.total} payments, ${drain.ms} ms after the run: ` +
+    // one webhook per payment: this rate cannot pass the payments'; the ≥ 2,000 deliveries/s target
+    // is bench/webhooks.ts's (deliveries alone)
+    `  webhooks: ${webhooksPerSec}/s received during the run (${during} in ${DURATION} s; one per payment, so at most ` +
+      `the payment rate: the ≥ 2,000/s delivery target is bench/webhooks.ts's); ${delivered} once drained, for ${p.total} payments, ${drain.ms} ms after the run: ` +
       `${sustainedRps} payments/s with every webhook delivered, ${cpuWithDrain ?? "?"} µs server CPU per payment with its webhook`,
   );
   console.log(
