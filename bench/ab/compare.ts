@@ -9,7 +9,9 @@
  *   node scripts/build.mjs && npx tsx bench/ab/compare.ts /tmp/ab-a .   [ROUNDS=4 SECONDS=5 NOCB=1 CONNECTIONS=32]
  *
  * Node or V8 flags per side: ARGS_A / ARGS_B (space-separated), e.g. the same build twice with
- * `ARGS_B=--max-semi-space-size=32 npx tsx bench/ab/compare.ts . .`
+ * `ARGS_B=--max-semi-space-size=32 npx tsx bench/ab/compare.ts . .`. WARMUP=s (default 2): a fresh
+ * server's first ~3 s of payments with a callback cost about twice the CPU of later ones (V8 still
+ * compiling), so a longer warm-up gives figures closer to a long-running server's.
  */
 import { resolve } from "node:path";
 import { load, median, paymentBody, type Running, sequentialLatency, startCountingReceiver, startSandbox } from "../lib.js";
@@ -18,6 +20,7 @@ const [rootA, rootB] = process.argv.slice(2).map((r) => resolve(r));
 if (!rootA || !rootB) throw new Error("usage: compare.ts <rootA> <rootB>");
 const ROUNDS = Number(process.env.ROUNDS ?? 4);
 const SECONDS = Number(process.env.SECONDS ?? 5);
+const WARMUP = Number(process.env.WARMUP ?? 2);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const PATH = process.env.ROUTE ?? "/api/v1/payments/card";
 
@@ -55,7 +58,7 @@ async function round(root: string, n: number, nodeArgs: string[]) {
         duration,
         pid: s.pid,
       });
-    await run(2, "warm");
+    await run(WARMUP, "warm");
     return await run(SECONDS, "run");
   } finally {
     await s.stop();
