@@ -425,6 +425,14 @@ export class WebhookDispatcher implements DueWork {
     this.done = [];
     const waiters = this.waiters;
     this.waiters = [];
+    if (!this.db.$client.open) {
+      // the database closed while requests were on the wire (shutdown, a test's end): their results
+      // cannot be written, as after a crash (the rows stay in flight and recover() reschedules
+      // them), and nobody waits for them any more
+      for (const o of batch) this.flights.delete(o.row.seq);
+      for (const w of waiters) w.resolve();
+      return;
+    }
     let promoted = false;
     try {
       inTransaction(this.db, () => {

@@ -1,5 +1,9 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SandboxError } from "../../src/platform/errors.js";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
 import { T0 } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { closedPortUrl, enqueueCard, MINUTE, makeCtx, startSilentServer, type TestCtx } from "./webhooks.support.js";
@@ -134,5 +138,28 @@ describe("webhook dispatcher: failures and retries", () => {
     });
     expect(id).toBeUndefined();
     expect(t.ctx.webhooks.nextDueAt()).toBeUndefined();
+  });
+});
+
+describe("webhook dispatcher: results that come back too late", () => {
+  it("a result that arrives after the database closed is dropped, as after a crash: the next start recovers the row", async () => {
+    const dbPath = join(mkdtempSync(join(tmpdir(), "paysandbox-late-")), "sandbox.db");
+    const silent = await startSilentServer();
+    const t = makeCtx({ dbPath, webhooks: { timeoutMs: 60_000 } });
+    cleanup.push(() => t.ctx.webhooks.close());
+    const id = enqueueCard(t.ctx, silent.url, "tx_late");
+    t.ctx.work.poke();
+    await silent.waitForHits(1);
+    const settled = t.ctx.webhooks.pending();
+    expect(settled).toBeDefined();
+    t.ctx.db.$client.close();
+    await silent.close(); // the hung request fails now; its result finds no database to write to
+    await expect(settled).resolves.toBeUndefined();
+    const again = makeCtx({ dbPath });
+    cleanup.push(() => again.close());
+    expect(again.ctx.journal.get(id)).toMatchObject({
+      status: "pending",
+      attempts: [{ httpStatus: null, error: INTERRUPTED_ERROR }],
+    });
   });
 });
