@@ -50,8 +50,8 @@ class Connection {
   open = false;
   private waiters: Waiter[] = [];
   private done: Promise<void> | undefined;
-  /** atCommit hooks of the open batch, once each. */
-  private hooks = new Map<object, CommitHook>();
+  /** atCommit hooks of the open batch, once each, with what to call if the batch never reaches them. */
+  private hooks = new Map<object, { hook: CommitHook; abandoned: (() => void) | undefined }>();
 
   constructor(readonly sqlite: Database.Database) {
     this.s = {
@@ -85,8 +85,11 @@ class Connection {
     if (!this.open) return;
     const hooks = [...this.hooks.values()];
     this.hooks.clear();
-    // the hooks write inside the batch, each in its own savepoint (a throw undoes only its writes)
-    const afters = this.sqlite.inTransaction ? hooks.map((h) => runHook(this.sqlite, h)) : [];
+    // the hooks write inside the batch, each in its own savepoint (a throw undoes only its writes);
+    // a batch SQLite already rolled back cannot run them: they are told instead
+    const rolledBack = !this.sqlite.inTransaction;
+    if (rolledBack) for (const h of hooks) abandon(h.abandoned);
+    const afters = rolledBack ? [] : hooks.map((h) => runHook(this.sqlite, h.hook));
     this.open = false;
     const waiters = this.waiters;
     this.waiters = [];
@@ -106,9 +109,9 @@ class Connection {
   }
 
   /** Registers `hook` (once per key) for the open batch; false when there is none. */
-  atCommit(key: object, hook: CommitHook): boolean {
+  atCommit(key: object, hook: CommitHook, abandoned?: () => void): boolean {
     if (!this.open || !this.sqlite.inTransaction) return false;
-    if (!this.hooks.has(key)) this.hooks.set(key, hook);
+    if (!this.hooks.has(key)) this.hooks.set(key, { hook, abandoned });
     return true;
   }
 }
@@ -160,6 +163,14 @@ function topLevel<T>(c: Connection, fn: () => T): T {
   }
 }
 
+function abandon(abandoned: (() => void) | undefined): void {
+  try {
+    abandoned?.();
+  } catch {
+    // as for a hook: it must recover by itself
+  }
+}
+
 function runHook(sqlite: Database.Database, hook: CommitHook): (committed: boolean) => void {
   try {
     return inSqliteTransaction(sqlite, hook);
@@ -181,10 +192,16 @@ export function committed(sqlite: Database.Database): Promise<void> | undefined 
 /**
  * With a group-commit batch open, runs `hook` (once per `key`) inside it just before its COMMIT and
  * its result after (the webhook dispatcher claims what the batch enqueued, so the payment and the
- * claim share one COMMIT and the webhook leaves right after it). False when no batch is open.
+ * claim share one COMMIT and the webhook leaves right after it). If SQLite rolled the batch back
+ * before its COMMIT, the hook cannot run: `abandoned` is called instead. False when no batch is open.
  */
-export function atCommit(sqlite: Database.Database, key: object, hook: CommitHook): boolean {
-  return CONNECTIONS.get(sqlite)?.atCommit(key, hook) ?? false;
+export function atCommit(sqlite: Database.Database, key: object, hook: CommitHook, abandoned?: () => void): boolean {
+  return CONNECTIONS.get(sqlite)?.atCommit(key, hook, abandoned) ?? false;
+}
+
+/** Whether a group-commit batch is open now (an atCommit hook registered now would run). */
+export function batchOpen(sqlite: Database.Database): boolean {
+  return (CONNECTIONS.get(sqlite)?.open ?? false) && sqlite.inTransaction;
 }
 
 /** Commits the open batch, if any, before an effect outside the database (sending, closing). */

@@ -18,7 +18,7 @@
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction } from "../db/client.js";
-import { atCommit, commitNow } from "../db/commit.js";
+import { atCommit, batchOpen, commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -123,6 +123,9 @@ export class WebhookDispatcher implements DueWork {
   private flushScheduled = false;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private stopped = false;
+  /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
+  private taken: Flight[] = [];
+  private readonly takenKey = {};
 
   constructor(
     private readonly db: Db,
@@ -183,6 +186,62 @@ export class WebhookDispatcher implements DueWork {
   wake(): void {
     if (this.stopped) return;
     if (!atCommit(this.db.$client, this, () => this.claimAtCommit())) this.poke();
+  }
+
+  /**
+   * Whether a delivery the outbox is about to write can be taken on the spot: written already in
+   * flight (attempt 1 now) and sent right after the open group commit, with no due-index entry, no
+   * claim query and no claim UPDATE (issue 12). Only inside a batch, while this dispatcher runs,
+   * when its destination has room and no parked rows waiting before it.
+   */
+  canTake(url: string): boolean {
+    if (this.stopped || !batchOpen(this.db.$client)) return false;
+    const dest = this.dests.get(destinationOf(url));
+    return dest === undefined || (dest.active < this.concurrency && dest.queue.length === 0);
+  }
+
+  /** A delivery the outbox wrote in flight after canTake: counted against its destination now, sent after the COMMIT. */
+  take(row: DueRow, at: number): void {
+    const key = destinationOf(row.url);
+    // a request rolled back earlier in this batch may have freed this seq: forget what it took
+    const stale = this.flights.get(row.seq);
+    if (stale) this.unclaim([stale]);
+    const dest = this.dest(key);
+    dest.active++;
+    const f: Flight = { row, n: row.attemptCount + 1, at, dest: key, abort: () => undefined };
+    this.flights.set(row.seq, f);
+    this.taken.push(f);
+    atCommit(
+      this.db.$client,
+      this.takenKey,
+      () => this.sendTaken(),
+      () => this.unclaim(this.untake()), // SQLite rolled the batch back: the rows are gone
+    );
+  }
+
+  /** The flights taken in the open batch that are still this dispatcher's (not interrupted or replaced). */
+  private untake(): Flight[] {
+    const flights = this.taken;
+    this.taken = [];
+    return flights.filter((f) => this.flights.get(f.row.seq) === f);
+  }
+
+  /** Just before the batch's COMMIT: what was taken and is still there (a rolled-back request took its row with it). */
+  private sendTaken(): (committed: boolean) => void {
+    const flights = this.untake();
+    let kept = flights;
+    try {
+      kept = flights.filter((f) => this.repo.isInFlight(f.row.seq, f.row.id));
+      this.unclaim(flights.filter((f) => !kept.includes(f)));
+    } catch (err) {
+      // cannot happen short of a broken file (whose COMMIT then fails too); rather send them all
+      // than leave rows in flight that nobody sends
+      this.logger.error({ err }, "checking the webhooks taken in a batch failed; sending them all");
+    }
+    return (committed) => {
+      if (committed) this.start(kept);
+      else this.unclaim(kept);
+    };
   }
 
   private claimAtCommit(): (committed: boolean) => void {

@@ -10,7 +10,13 @@ import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
 import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
-import { type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
+import { type DueRow, type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
+
+/** The dispatcher's side of a delivery taken on the spot (WebhookDispatcher.canTake / take). */
+export interface DeliveryTaker {
+  canTake(url: string): boolean;
+  take(row: DueRow, at: number): void;
+}
 
 /** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
 const MAX_CALLBACK_URL = 2048;
@@ -74,13 +80,16 @@ export class Outbox {
    * `wake` runs on every enqueue (the composition root passes the dispatcher's `wake`: a claim at
    * the group commit, or `work.poke`, which defers to the next turn of the event loop, i.e. after
    * the enqueuing transaction has committed): no caller can forget to wake the dispatcher, and a
-   * rolled-back enqueue only costs an empty run.
+   * rolled-back enqueue only costs an empty run. With a `taker` (the dispatcher, in the server's
+   * group-commit batches), a delivery that is due at once and whose destination has room is
+   * written already in flight and handed over instead: no wake, no claim (issue 12).
    */
   constructor(
     db: Db,
     private readonly clock: Clock,
     private readonly ids: Ids,
     private readonly wake: () => void = () => undefined,
+    private readonly taker?: DeliveryTaker,
   ) {
     this.repo = new WebhooksRepo(db);
   }
@@ -119,6 +128,12 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
+    if (!rates && !blocked && this.taker?.canTake(url)) {
+      // written already in flight (attempt 1) and sent right after the commit: no claim needed
+      const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
+      this.taker.take({ seq, id, orderKey, url, headers: row.headers, body: row.body, attemptCount: 0 }, now);
+      return id;
+    }
     this.wake();
     if (!rates) {
       this.repo.insert(row);

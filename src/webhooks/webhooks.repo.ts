@@ -41,6 +41,7 @@ export class WebhooksRepo {
   private readonly add;
   private readonly park;
   private readonly parkedRow;
+  private readonly inFlightRow;
 
   constructor(private readonly db: Db) {
     this.nextDue = db
@@ -100,6 +101,11 @@ export class WebhooksRepo {
       })
       .from(d)
       .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.status, "pending"), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
+      .prepare();
+    this.inFlightRow = db
+      .select({ seq: d.seq })
+      .from(d)
+      .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.id, sql.placeholder("id")), isNotNull(d.inFlightSince)))
       .prepare();
     const head = db
       .select({ seq: d.seq })
@@ -187,8 +193,17 @@ export class WebhooksRepo {
     this.db.update(d).set({ nextAttemptAt: at, updatedAt: at }).where(eq(d.seq, seq)).run();
   }
 
-  insert(row: NewDeliveryInput): void {
-    this.add({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row });
+  /** Inserts a delivery; returns its seq. */
+  insert(row: NewDeliveryInput): number {
+    return Number(
+      this.add({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row })
+        .lastInsertRowid,
+    );
+  }
+
+  /** Whether the row `seq` is still delivery `id` and in flight (not rolled back with its request's savepoint). */
+  isInFlight(seq: number, id: string): boolean {
+    return this.inFlightRow.get({ seq, id }) !== undefined;
   }
 
   /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */

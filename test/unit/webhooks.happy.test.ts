@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { inTransaction } from "../../src/db/client.js";
+import { committed, enableGroupCommit } from "../../src/db/commit.js";
 import { T0 } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { enqueueCard, MINUTE, makeCtx, type TestCtx } from "./webhooks.support.js";
@@ -173,5 +175,67 @@ describe("webhook dispatcher: ordering", () => {
       expect(seen).toEqual(["PENDING", "PROCESSING", "SUCCEED"]);
     }
     expect(t.ctx.webhooks.nextDueAt()).toBeUndefined();
+  });
+});
+
+// The server runs with group commit on (src/db/commit.ts): there the outbox hands a new webhook
+// straight to the dispatcher, written in flight, sent after the batch's COMMIT (issue 12).
+describe("webhook dispatcher: inside a group-commit batch (the server)", () => {
+  const payment = (tx: string) => () => enqueueCard(t.ctx, `${receiver.url}/hooks`, tx);
+
+  it("a webhook enqueued in a batch is written in flight and sent right after the COMMIT, as attempt 1", async () => {
+    enableGroupCommit(t.ctx.db.$client);
+    const id = inTransaction(t.ctx.db, payment("tx_g1"));
+    expect(t.ctx.webhooks.inFlight).toBe(1);
+    expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // taken: nothing left for a claim
+    await committed(t.ctx.db.$client);
+    await receiver.waitFor(1);
+    expect(receiver.received[0]!.headers["x-sandbox-attempt"]).toBe("1");
+    expect(receiver.received[0]!.headers["x-sandbox-delivery-id"]).toBe(id);
+    await t.ctx.work.runUntil();
+    expect(t.ctx.journal.get(id)).toMatchObject({
+      status: "delivered",
+      attempts: [{ at: new Date(T0).toISOString(), httpStatus: 200 }],
+    });
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+  });
+
+  it("a request that rolls back after enqueueing takes its webhook with it, whatever comes after it in the batch", async () => {
+    enableGroupCommit(t.ctx.db.$client);
+    const declined = () => {
+      throw new Error("declined after the enqueue");
+    };
+    const kept = inTransaction(t.ctx.db, payment("tx_kept"));
+    expect(() => inTransaction(t.ctx.db, () => (payment("tx_gone")(), declined()))).toThrow("declined");
+    // its seq is free again: the next row takes it
+    expect(() => inTransaction(t.ctx.db, () => (payment("tx_gone2")(), declined()))).toThrow("declined");
+    const after = inTransaction(t.ctx.db, payment("tx_after"));
+    await committed(t.ctx.db.$client);
+    await receiver.waitFor(2);
+    await t.ctx.work.runUntil();
+    expect(receiver.received.map((h) => (h.body as { transactionId: string }).transactionId).sort()).toEqual([
+      "tx_after",
+      "tx_kept",
+    ]);
+    expect(
+      t.ctx.journal
+        .list({ limit: 10 })
+        .map((e) => e.id)
+        .sort(),
+    ).toEqual([after, kept].sort());
+    expect(t.ctx.journal.list({ limit: 10 }).every((e) => e.status === "delivered")).toBe(true);
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+  });
+
+  it("a batch whose COMMIT fails sends nothing", async () => {
+    enableGroupCommit(t.ctx.db.$client);
+    inTransaction(t.ctx.db, payment("tx_lost"));
+    const done = committed(t.ctx.db.$client);
+    t.ctx.db.$client.prepare("ROLLBACK").run(); // what SQLite does to a batch a statement error aborted
+    await expect(done).rejects.toThrow();
+    await t.ctx.work.runUntil();
+    expect(receiver.received).toHaveLength(0);
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+    expect(t.ctx.journal.list({ limit: 10 })).toHaveLength(0);
   });
 });
