@@ -11,7 +11,7 @@
  * Prints JSON lines: {"bench":"apm-payin",...} and {"bench":"hpp-page",...}.
  */
 import { createHmac } from "node:crypto";
-import { emit, load, loaderFor, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, load, loaderFor, merchantToken, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -56,12 +56,7 @@ const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: SECRET }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   let run = 0;
   // The APM body's checksum (an HMAC of its requestId) is no plain template, so wrk cannot send it:
   // the card payments and the floor it is compared with then run on the same client as it.

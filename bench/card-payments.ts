@@ -25,6 +25,7 @@ import {
   type CountingReceiver,
   emit,
   load,
+  merchantToken,
   paymentBody,
   processCpuMs,
   sequentialLatency,
@@ -62,12 +63,7 @@ const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
 let broken = false;
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   let run = 0;
   const withCallback = () => {
     const prefix = `bench-${++run}-`;
@@ -75,11 +71,7 @@ try {
   };
   const noCallback = () => {
     const prefix = `bench-${++run}-`;
-    return (i: number) => {
-      const body = JSON.parse(paymentBody(`${prefix}${i}`, receiver.url)) as Record<string, unknown>;
-      delete body.callbackUrl;
-      return JSON.stringify(body);
-    };
+    return (i: number) => paymentBody(`${prefix}${i}`);
   };
   const payments = (bodyFor: (i: number) => string, duration: number) =>
     load({

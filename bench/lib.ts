@@ -790,8 +790,19 @@ export function startCountingReceiver(path = "/hooks"): Promise<CountingReceiver
   });
 }
 
-/** A valid §4.3 card payment body (4111…, no 3DS) with a callbackUrl, as JSON text. */
-export function paymentBody(requestId: string, callbackUrl: string): string {
+/** The built-in merchant's bearer token from the sandbox at `url` (POST /api/v1/auth). */
+export async function merchantToken(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/v1/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
+  });
+  if (!res.ok) throw new Error(`POST /api/v1/auth answered ${res.status}`);
+  return ((await res.json()) as { token: string }).token;
+}
+
+/** A valid §4.3 card payment body (4111…, no 3DS), with a callbackUrl unless it is left out, as JSON text. */
+export function paymentBody(requestId: string, callbackUrl?: string): string {
   return JSON.stringify({
     requestId,
     mid: "sandbox-mid-001",

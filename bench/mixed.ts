@@ -14,7 +14,7 @@
  * Run with `npx tsx bench/mixed.ts` after `node scripts/build.mjs` (BENCH_DURATION=s, default 10).
  * Prints one JSON line: {"bench":"mixed","rps","p50","p99","cpuUsPerReq","errors","non2xx",...}.
  */
-import { emit, loadMixed, paymentBody, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, loadMixed, merchantToken, paymentBody, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -61,12 +61,7 @@ const receiver = await startCountingReceiver();
 const sandbox = await startSandbox();
 let broken = false;
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   const call = async (method: "GET" | "POST", path: string, body?: string) => {
     const res = await fetch(`${sandbox.url}${path}`, {
       method,

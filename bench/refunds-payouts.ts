@@ -7,7 +7,7 @@
  * The three are interleaved in rotated rounds (the database grows during the run).
  * Run with `npx tsx bench/refunds-payouts.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  */
-import { emit, load, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, load, merchantToken, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -19,12 +19,7 @@ const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   const post = (path: string, bodyFor: (i: number, item: string) => string, duration: number, cycle?: string[]) =>
     load({
       url: sandbox.url,

@@ -10,7 +10,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { emit, startSandbox } from "./lib.js";
+import { emit, merchantToken, startSandbox } from "./lib.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
 const SILENT = 10;
@@ -46,12 +46,7 @@ const normal = await listen((req, res) => {
 
 const sandbox = await startSandbox();
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   let n = 0;
   const pay = async (callbackUrl: string) => {
     const res = await fetch(`${sandbox.url}/api/v1/payments/card`, {

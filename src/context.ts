@@ -117,7 +117,7 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // webhooks: every enqueue wakes the dispatcher after its transaction commits
   const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
-  const outbox = new Outbox(db, clock, ids, () => webhooks.wake(), webhooks);
+  const outbox = new Outbox(db, clock, ids, webhooks);
   const journal = new WebhookJournal(db, clock, ids, () => work.poke());
 
   // the transaction lifecycle and the kinds on it

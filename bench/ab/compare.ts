@@ -14,7 +14,7 @@
  * compiling), so a longer warm-up gives figures closer to a long-running server's.
  */
 import { resolve } from "node:path";
-import { load, median, paymentBody, type Running, sequentialLatency, startCountingReceiver, startSandbox } from "../lib.js";
+import { load, median, merchantToken, paymentBody, sequentialLatency, startCountingReceiver, startSandbox } from "../lib.js";
 
 const [rootA, rootB] = process.argv.slice(2).map((r) => resolve(r));
 if (!rootA || !rootB) throw new Error("usage: compare.ts <rootA> <rootB>");
@@ -27,33 +27,20 @@ const PATH = process.env.ROUTE ?? "/api/v1/payments/card";
 const receiver = await startCountingReceiver();
 const callback = process.env.NOCB ? undefined : receiver.url;
 
-async function token(s: Running): Promise<string> {
-  const res = await fetch(`${s.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  return ((await res.json()) as { token: string }).token;
-}
-
 const argsOf = (v: string | undefined) => (v ?? "").split(" ").filter(Boolean);
 const ARGS = { A: argsOf(process.env.ARGS_A), B: argsOf(process.env.ARGS_B) };
 
 async function round(root: string, n: number, nodeArgs: string[]) {
   const s = await startSandbox({ main: `${root}/dist/main.js`, nodeArgs });
   try {
-    const auth = await token(s);
+    const auth = await merchantToken(s.url);
     const run = (duration: number, tag: string) =>
       (CONNECTIONS === 1 ? sequentialLatency : load)({
         url: s.url,
         method: "POST",
         path: PATH,
         headers: { authorization: auth },
-        bodyFor: (i) => {
-          const body = JSON.parse(paymentBody(`${tag}-${n}-${i}`, callback ?? "")) as Record<string, unknown>;
-          if (!callback) delete body.callbackUrl;
-          return JSON.stringify(body);
-        },
+        bodyFor: (i) => paymentBody(`${tag}-${n}-${i}`, callback),
         connections: CONNECTIONS,
         duration,
         pid: s.pid,

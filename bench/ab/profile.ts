@@ -8,7 +8,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { load, paymentBody, startCountingReceiver, startSandbox } from "../lib.js";
+import { load, merchantToken, paymentBody, startCountingReceiver, startSandbox } from "../lib.js";
 
 interface ProfileNode {
   id: number;
@@ -25,22 +25,13 @@ const dir = mkdtempSync(join(tmpdir(), "paysandbox-prof-"));
 const receiver = await startCountingReceiver();
 const sandbox = await startSandbox({ nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
 try {
-  const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" }),
-  });
-  const token = ((await auth.json()) as { token: string }).token;
+  const token = await merchantToken(sandbox.url);
   const r = await load({
     url: sandbox.url,
     method: "POST",
     path: "/api/v1/payments/card",
     headers: { authorization: token },
-    bodyFor: (i) => {
-      const body = JSON.parse(paymentBody(`p-${i}`, receiver.url)) as Record<string, unknown>;
-      if (process.env.NOCB) delete body.callbackUrl;
-      return JSON.stringify(body);
-    },
+    bodyFor: (i) => paymentBody(`p-${i}`, process.env.NOCB ? undefined : receiver.url),
     connections: Number(process.env.CONNECTIONS ?? 32),
     duration: Number(process.env.SECONDS ?? 8),
     pid: sandbox.pid,

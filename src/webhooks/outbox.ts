@@ -12,8 +12,9 @@ import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
 import { type DueRow, type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
 
-/** The dispatcher's side of a delivery taken on the spot (WebhookDispatcher.canTake / take). */
-export interface DeliveryTaker {
+/** What the outbox needs of the dispatcher (WebhookDispatcher): a wake, or a delivery taken on the spot. */
+export interface OutboxDispatch {
+  wake(): void;
   canTake(url: string): boolean;
   take(row: DueRow, at: number): void;
 }
@@ -77,19 +78,17 @@ export class Outbox {
   private readonly repo: WebhooksRepo;
 
   /**
-   * `wake` runs on every enqueue (the composition root passes the dispatcher's `wake`: a claim at
-   * the group commit, or `work.poke`, which defers to the next turn of the event loop, i.e. after
-   * the enqueuing transaction has committed): no caller can forget to wake the dispatcher, and a
-   * rolled-back enqueue only costs an empty run. With a `taker` (the dispatcher, in the server's
-   * group-commit batches), a delivery that is due at once and whose destination has room is
-   * written already in flight and handed over instead: no wake, no claim (issue 12).
+   * Every enqueue tells the dispatcher, so no caller can forget to: a delivery that is due at once
+   * and whose destination has room (in the server's group-commit batches) is written already in
+   * flight and handed over (`take`: no claim, issue 12); any other is written and `wake` runs (a
+   * claim at the group commit, or a run of the due work after the enqueuing transaction has
+   * committed). A rolled-back enqueue only costs an empty run.
    */
   constructor(
     db: Db,
     private readonly clock: Clock,
     private readonly ids: Ids,
-    private readonly wake: () => void = () => undefined,
-    private readonly taker?: DeliveryTaker,
+    private readonly dispatch?: OutboxDispatch,
   ) {
     this.repo = new WebhooksRepo(db);
   }
@@ -128,13 +127,13 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    if (!rates && !blocked && this.taker?.canTake(url)) {
+    if (!rates && !blocked && this.dispatch?.canTake(url)) {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.taker.take({ seq, id, orderKey, url, headers: row.headers, body: row.body, attemptCount: 0 }, now);
+      this.dispatch.take({ seq, id, orderKey, url, headers: row.headers, body: row.body, attemptCount: 0 }, now);
       return id;
     }
-    this.wake();
+    this.dispatch?.wake();
     if (!rates) {
       this.repo.insert(row);
       return id;

@@ -202,13 +202,14 @@ describe("webhook dispatcher: inside a group-commit batch (the server)", () => {
 
   it("a request that rolls back after enqueueing takes its webhook with it, whatever comes after it in the batch", async () => {
     enableGroupCommit(t.ctx.db.$client);
-    const declined = () => {
+    const declinedAfter = (tx: string) => () => {
+      payment(tx)();
       throw new Error("declined after the enqueue");
     };
     const kept = inTransaction(t.ctx.db, payment("tx_kept"));
-    expect(() => inTransaction(t.ctx.db, () => (payment("tx_gone")(), declined()))).toThrow("declined");
+    expect(() => inTransaction(t.ctx.db, declinedAfter("tx_gone"))).toThrow("declined");
     // its seq is free again: the next row takes it
-    expect(() => inTransaction(t.ctx.db, () => (payment("tx_gone2")(), declined()))).toThrow("declined");
+    expect(() => inTransaction(t.ctx.db, declinedAfter("tx_gone2"))).toThrow("declined");
     const after = inTransaction(t.ctx.db, payment("tx_after"));
     await committed(t.ctx.db.$client);
     await receiver.waitFor(2);
