@@ -1,14 +1,14 @@
 /**
  * The dependency rule of ARCHITECTURE ("Dependencies point down"), checked in `npm test`:
- *   entry points (main, app, context, cli, runner, testing)
- *     → src/sandbox and src/modules
+ *   entry points (main, app, context, compose, cli, runner, testing)
+ *     → src/sandbox, src/sandboxes and src/modules
  *       → src/webhooks, src/scheduler, src/scenarios
  *         → src/http, src/platform, src/db (and config.ts, logger.ts)
  * and no import cycles. Handlers may name the AppContext *type* of the composition root (they
  * receive it), but nothing below the entry points may import its code.
  */
-const ENTRY = "^src/(main|app|context|cli)\\.tsx?$|^src/(cli|runner|testing)/";
-const UPPER = "^src/(sandbox|modules)/";
+const ENTRY = "^src/(main|app|context|compose|cli)\\.tsx?$|^src/(cli|runner|testing)/";
+const UPPER = "^src/(sandbox|sandboxes|modules)/";
 const MIDDLE = "^src/(webhooks|scheduler|scenarios)/";
 const LOWER = "^src/(http|platform|db)/|^src/(config|logger)\\.ts$";
 

@@ -6,6 +6,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
+import { prefixLinks, stripBase } from "./http/base-path.js";
 import { readBody } from "./http/body.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
@@ -57,12 +58,28 @@ const INDEX = { name: "paysandbox", docs: "/docs", openapi: "/openapi.json", hea
 const wantsJson = (c: Context) =>
   accepts(c, { header: "Accept", supports: ["text/html", "application/json"], default: "text/html" }) === "application/json";
 
-export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+export interface AppOptions {
+  /**
+   * The path a sandbox's app is mounted under (`/sandboxes/{id}`, CONTRACT §8): its routes see paths
+   * without it, and its pages' links carry it. None for the root.
+   */
+  basePath?: string;
+  /** More routes on this app (the root's `/_sandbox/sandboxes`), registered with the modules. */
+  routes?: ReadonlyArray<(app: OpenAPIHono<AppEnv>) => void>;
+}
+
+export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<AppEnv> {
+  const base = opts.basePath;
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...(base ? { getPath: stripBase(base) } : {}) });
 
   // Middleware is mounted only where it applies: every async layer costs each request a few µs.
-  app.use(requestContext(ctx.logger));
+  app.use(requestContext(ctx.logger, base));
   app.use(awaitCommit(ctx.db.$client));
+  if (base) {
+    // pages only (dashboard, shopper pages, docs): the gateway API answers JSON and pays nothing for this
+    const links = prefixLinks(base);
+    for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*"]) app.use(path, links);
+  }
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
@@ -83,6 +100,7 @@ export function createApp(ctx: AppContext): OpenAPIHono<AppEnv> {
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
+  for (const register of opts.routes ?? []) register(app);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
     type: "http",

@@ -75,6 +75,12 @@ export const SETTINGS = {
       .transform(parseRateLimit)
       .optional(),
   },
+  maxSandboxes: {
+    env: "SANDBOX_MAX_SANDBOXES",
+    flag: "max-sandboxes",
+    help: "sandboxes at once besides the root (POST /_sandbox/sandboxes); one more → 429",
+    schema: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+  },
   maxRetries: {
     env: "SANDBOX_MAX_RETRIES",
     flag: "max-retries",

@@ -32,6 +32,7 @@ import type { Clock } from "./platform/clock.js";
 import { type Ids, timeOrderedIds } from "./platform/ids.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
+import type { SandboxSummary } from "./sandboxes/registry.js";
 import { OutcomeEngine } from "./scenarios/outcome-engine.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
@@ -84,6 +85,8 @@ export interface AppContext {
   hostedPages: HostedPageService;
   /** Wallet merchant sessions (interface §4.13). */
   wallet: WalletService;
+  /** The server's other sandboxes (CONTRACT §8), for the root's dashboard; set by src/compose.ts on the root only. */
+  sandboxList?: () => readonly SandboxSummary[];
 }
 
 export interface ContextOptions {

@@ -5,10 +5,9 @@
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { Cron } from "croner";
-import { createApp } from "./app.js";
 import { runCli } from "./cli/index.js";
+import { createServer } from "./compose.js";
 import type { Config } from "./config.js";
-import { createContext } from "./context.js";
 import { checkpointInBackground, closeDb, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import { createLogger } from "./logger.js";
@@ -42,13 +41,16 @@ async function start(config: Config): Promise<void> {
   }
 
   let boundPort = config.port;
-  const ctx = createContext({
+  // the root sandbox and the registry of the others (CONTRACT §8), each its own database and clock
+  const composed = createServer({
     config,
     clock,
     db,
     logger,
     publicUrl: () => config.publicUrl ?? `http://localhost:${boundPort}`,
+    groupCommit: true,
   });
+  const ctx = composed.root;
   try {
     for (const file of config.scenarios) ctx.scenarios.loadFile(file);
   } catch (err) {
@@ -57,9 +59,7 @@ async function start(config: Config): Promise<void> {
     process.exit(2);
   }
   ctx.clockStore.save();
-  const app = createApp(ctx);
-
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  const server = serve({ fetch: composed.fetch, port: config.port, hostname: config.host }, (info) => {
     boundPort = info.port;
     logger.info(
       { port: info.port, db: config.db, now: toIso(clock.nowMs()), scale: clock.scale },
@@ -77,6 +77,7 @@ async function start(config: Config): Promise<void> {
       // start what is due and return: one slow receiver never holds the tick (issue 13)
       await ctx.work.runUntil(undefined, { settle: false });
       ctx.clockStore.save();
+      await composed.tick();
     } catch (err) {
       logger.error({ err }, "background work failed");
     }
@@ -97,9 +98,11 @@ async function start(config: Config): Promise<void> {
     s.close(() => undefined);
     s.closeAllConnections?.();
     // requests on the wire get 0.8 s to answer; a hung one is then recorded as interrupted (README: stop within 2 s)
-    ctx.webhooks
-      .drain(800)
-      .catch((err: unknown) => logger.error({ err }, "recording interrupted webhook attempts failed"))
+    // the root's and every open sandbox's webhooks at once
+    Promise.all([
+      ctx.webhooks.drain(800).catch((err: unknown) => logger.error({ err }, "recording interrupted webhook attempts failed")),
+      composed.closeSandboxes(800).catch((err: unknown) => logger.error({ err }, "closing the sandboxes failed")),
+    ])
       .then(() => ctx.work.idle())
       .catch(() => undefined)
       .then(() => stopCheckpoints().catch(() => undefined))

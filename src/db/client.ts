@@ -1,11 +1,11 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
-import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
 import { commitNow, inSqliteTransaction } from "./commit.js";
 import * as schema from "./schema/index.js";
 
@@ -14,23 +14,55 @@ export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Data
 /** In src/ this is src/db/migrations; the build copies it next to dist/main.js. */
 const MIGRATIONS = fileURLToPath(new URL("./migrations", import.meta.url));
 
+export interface OpenOptions {
+  /** The checked-in migrations (tests point elsewhere). */
+  migrationsFolder?: string;
+  /**
+   * A database image (`serialize()` of a migrated database) to start from: written as the file (or
+   * loaded as `:memory:`) when there is none yet, so a new sandbox skips building its schema.
+   */
+  image?: Buffer;
+  /** Page cache in KiB (default 32 MB: the root; a sandbox among many takes less). */
+  cacheKiB?: number;
+}
+
+/** Migrations read once per folder: each open of a sandbox's file would read and hash every file again. */
+const MIGRATIONS_READ = new Map<string, MigrationMeta[]>();
+
+function migrations(folder: string): MigrationMeta[] {
+  let m = MIGRATIONS_READ.get(folder);
+  if (!m) {
+    m = readMigrationFiles({ migrationsFolder: folder });
+    MIGRATIONS_READ.set(folder, m);
+  }
+  return m;
+}
+
 /**
  * Opens (creating the folder of) the SQLite file or `:memory:`, in WAL mode with
  * synchronous=NORMAL (a committed transaction survives a process crash), and applies the
- * checked-in drizzle-kit migrations.
+ * checked-in drizzle-kit migrations (a no-op on a database that has them all).
  */
-export function openDb(path: string, migrationsFolder = MIGRATIONS): Db {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new Database(path);
+export function openDb(path: string, opts: OpenOptions | string = {}): Db {
+  const o = typeof opts === "string" ? { migrationsFolder: opts } : opts;
+  const memory = path === ":memory:";
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
+  if (!memory && o.image && !existsSync(path)) writeFileSync(path, o.image);
+  const sqlite = memory && o.image ? new Database(o.image) : new Database(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
   sqlite.pragma("foreign_keys = ON");
   // hot pages stay in memory (32 MB page cache) and temp b-trees never touch disk
-  sqlite.pragma("cache_size = -32000");
+  sqlite.pragma(`cache_size = -${o.cacheKiB ?? 32000}`);
   sqlite.pragma("temp_store = MEMORY");
   const db = drizzle({ client: sqlite, schema }) as Db;
-  migrate(db, { migrationsFolder });
+  const folder = o.migrationsFolder ?? MIGRATIONS;
+  (db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void } }).dialect.migrate(
+    migrations(folder),
+    (db as unknown as { session: unknown }).session,
+    { migrationsFolder: folder },
+  );
   return db;
 }
 

@@ -264,3 +264,8 @@ export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) => 
   c.set("errorMessage", message);
   return c.json(wantsErrorField(c) ? { error: message } : errorBody(message), 404);
 };
+
+/** An error answer outside any app (a request for a sandbox that does not exist, CONTRACT §8). */
+export function jsonError(status: number, message: string): Response {
+  return new Response(JSON.stringify(errorBody(message)), { status, headers: { "content-type": "application/json" } });
+}

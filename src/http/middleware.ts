@@ -56,7 +56,7 @@ const REQUEST_ID = /^[\w\-.:]{1,255}$/;
  * line per request: method, path, status, ms, request id. Bodies are never logged, so card numbers
  * and CVVs cannot reach the log. One middleware for both: each async layer costs every request.
  */
-export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+export function requestContext(logger: Logger, basePath = ""): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = c.req.header("x-request-id");
     const reqId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -70,8 +70,10 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     const ms = logInfo ? Math.round((performance.now() - start) * 10) / 10 : undefined;
     // a 4xx/5xx says why (its errorMessage names a field, never a value: no card data)
     const errorMessage = status >= 400 ? c.get("errorMessage") : undefined;
-    const line = { reqId, method: c.req.method, path: c.req.path, status, ms, ...(errorMessage ? { errorMessage } : {}) };
-    const msg = `${c.req.method} ${c.req.path} ${status}${ms === undefined ? "" : ` ${ms}ms`}${errorMessage ? `: ${errorMessage}` : ""}`;
+    // a sandbox's routes see paths without its base (CONTRACT §8); its log lines show the whole path
+    const path = basePath + c.req.path;
+    const line = { reqId, method: c.req.method, path, status, ms, ...(errorMessage ? { errorMessage } : {}) };
+    const msg = `${c.req.method} ${path} ${status}${ms === undefined ? "" : ` ${ms}ms`}${errorMessage ? `: ${errorMessage}` : ""}`;
     if (status >= 500) logger.error(line, msg);
     else logger.info(line, msg);
   };

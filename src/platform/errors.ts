@@ -9,9 +9,10 @@ export type ErrorCode =
   | "NOT_FOUND"
   | "CONFLICT"
   | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_REQUESTS"
   | "INTERNAL";
 
-export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 500 {
+export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 429 | 500 {
   switch (code) {
     case "BAD_REQUEST":
       return 400;
@@ -25,6 +26,8 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 5
       return 409;
     case "PAYLOAD_TOO_LARGE":
       return 413;
+    case "TOO_MANY_REQUESTS":
+      return 429;
     case "INTERNAL":
       return 500;
   }
@@ -61,3 +64,4 @@ export const badRequest = (message: string) => new SandboxError("BAD_REQUEST", m
 export const unauthorized = (message: string) => new SandboxError("UNAUTHORIZED", message);
 export const notFound = (message: string) => new SandboxError("NOT_FOUND", message);
 export const conflict = (message: string) => new SandboxError("CONFLICT", message);
+export const tooMany = (message: string) => new SandboxError("TOO_MANY_REQUESTS", message);

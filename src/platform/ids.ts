@@ -10,6 +10,7 @@ export const ID_PREFIXES = {
   payout: "po",
   webhook: "wh",
   request: "req",
+  sandbox: "sbx",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -22,8 +22,11 @@ const MAX_JUMP_MS = 36_525 * 86_400_000;
 export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
 export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
 
-/** Tables reset keeps: instance identity (JWT secret). Every other table is emptied. */
-const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState)]);
+/**
+ * Tables reset keeps: instance identity (JWT secret) and the other sandboxes of the server (a reset
+ * of the root resets the root only, CONTRACT §8). Every other table is emptied.
+ */
+const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState), getTableName(schema.sandboxes)]);
 
 export interface ControlDeps {
   config: Pick<Config, "startTime" | "scenarios">;

@@ -36,7 +36,9 @@ export class ScenarioService {
     }
     const parsed = scenarioSchema.safeParse(document);
     if (!parsed.success) throw badRequest(`Invalid scenario (${source}): ${describeIssues(parsed.error)}`);
-    const scenario = parsed.data;
+    // the steps are the runner's, never the sandbox's: a stored document holds none (CONTRACT §6),
+    // so no card number or CVV written in a step is ever at rest
+    const { steps: _steps, ...scenario } = parsed.data;
     const loaded = this.all();
     if (loaded.length >= SCENARIO_LIMITS.loaded && !loaded.some((s) => s.name === scenario.name)) {
       throw badRequest(

@@ -79,6 +79,16 @@ export class DueWorkRunner {
     });
   }
 
+  /** The earliest virtual ms any source has work at, or undefined for none (a closed sandbox's wake time). */
+  nextDueAt(): number | undefined {
+    let next: number | undefined;
+    for (const source of this.sources) {
+      const at = source.nextDueAt();
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
+    return next;
+  }
+
   /** Resolves when every run started so far has finished. */
   idle(): Promise<unknown> {
     return this.chain;

@@ -144,6 +144,11 @@ export class WebhookDispatcher implements DueWork {
     return this.flights.size;
   }
 
+  /** Requests on the wire or rows parked for room: a sandbox is not closed under them. */
+  get busy(): boolean {
+    return this.flights.size > 0 || this.parkedCount > 0 || this.taken.length > 0;
+  }
+
   /**
    * DueWork: the earliest due time of a delivery that run() would send now: a parked row whose
    * destination has room, else the due index (parked rows and rows blocked behind their orderKey have none).

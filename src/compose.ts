@@ -1,0 +1,204 @@
+/**
+ * The server's composition (CONTRACT §8): the root sandbox at `/`, and a registry of sandboxes at
+ * `/sandboxes/{id}/…`, each one more composition of the same service graph (`createContext`) over its
+ * own database and clock, with its own app (`createApp` with a base path). `fetch` routes a request
+ * to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import pino from "pino";
+import { createApp } from "./app.js";
+import type { Config } from "./config.js";
+import { type AppContext, type ContextOptions, createContext } from "./context.js";
+import { closeDb, type Db, openDb } from "./db/client.js";
+import { enableGroupCommit } from "./db/commit.js";
+import type { AppEnv } from "./http/env.js";
+import { jsonError } from "./http/errors.js";
+import type { Logger } from "./logger.js";
+import { MerchantService } from "./modules/merchants/merchants.service.js";
+import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
+import { SandboxError } from "./platform/errors.js";
+import { ClockStore } from "./sandbox/clock-store.js";
+import { type Composition, type OpenSpec, SANDBOX_ID, SandboxRegistry, sandboxNotFound } from "./sandboxes/registry.js";
+import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
+import { parseDocument } from "./scenarios/scenario.service.js";
+import type { DispatcherOptions } from "./webhooks/dispatcher.js";
+
+export interface ServerOptions {
+  config: Config;
+  /** The root's clock. */
+  clock: Clock;
+  db?: Db;
+  logger?: Logger;
+  publicUrl?: () => string;
+  /** Real time (TTL, sandbox clocks); tests move it by hand. */
+  wallNow?: () => number;
+  /** One commit per event-loop turn in every database (the server; src/db/commit.ts). */
+  groupCommit?: boolean;
+  webhooks?: DispatcherOptions;
+  /** Registry tuning (tests): compositions kept open, idle ms before one is closed. */
+  maxOpen?: number;
+  idleMs?: number;
+}
+
+export interface Server {
+  /** The root sandbox. */
+  root: AppContext;
+  rootApp: OpenAPIHono<AppEnv>;
+  sandboxes: SandboxRegistry;
+  /** Every request of the server: a sandbox's under `/sandboxes/{id}`, the root's otherwise. */
+  fetch: (req: Request, env?: unknown) => Response | Promise<Response>;
+  /** Once a real second: due work everywhere, TTLs, idle sandboxes closed. */
+  tick(): Promise<void>;
+  /** Closes every sandbox (webhooks get `graceMs`), then nothing else: the caller closes the root. */
+  closeSandboxes(graceMs: number): Promise<void>;
+}
+
+/** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
+const SANDBOX_CACHE_KIB = 4000;
+const PREFIX = "/sandboxes/";
+
+export function createServer(opts: ServerOptions): Server {
+  const { config } = opts;
+  const logger = opts.logger ?? pino({ level: "silent" });
+  const wallNow = opts.wallNow ?? realNowMs;
+  const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
+  const root = createContext({ config, clock: opts.clock, logger, publicUrl, ...pick(opts) });
+
+  const sandboxes = new SandboxRegistry({
+    rootDb: root.db,
+    dbPath: config.db,
+    maxSandboxes: config.maxSandboxes,
+    scale: config.timeScale,
+    wallNow,
+    rootNow: () => root.clock.nowMs(),
+    publicUrl,
+    image: sandboxImage,
+    open: (spec) =>
+      openSandbox(spec, { config, logger, wallNow, publicUrl, groupCommit: opts.groupCommit ?? false, webhooks: opts.webhooks }),
+    logger,
+    ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
+    ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
+  });
+  const rootApp = createApp(root, { routes: [(app) => registerSandboxes(app, sandboxes)] });
+  root.sandboxList = () => sandboxes.list();
+
+  const fetch = (req: Request, env?: unknown): Response | Promise<Response> => {
+    const url = req.url;
+    const start = url.indexOf("/", url.indexOf(":") + 3);
+    if (!url.startsWith(PREFIX, start)) return rootApp.fetch(req, env);
+    const end = url.slice(start + PREFIX.length).search(/[/?#]|$/);
+    const id = url.slice(start + PREFIX.length, start + PREFIX.length + end);
+    return sandboxFetch(id, req, env);
+  };
+
+  const sandboxFetch = async (id: string, req: Request, env: unknown): Promise<Response> => {
+    try {
+      if (!SANDBOX_ID.test(id)) throw sandboxNotFound(safeDecode(id));
+      return await sandboxes.fetch(id, req, env);
+    } catch (err) {
+      if (err instanceof SandboxError) return jsonError(err.status, err.message);
+      logger.error({ err }, "sandbox request failed");
+      return jsonError(500, "Internal error");
+    }
+  };
+
+  return {
+    root,
+    rootApp,
+    sandboxes,
+    fetch,
+    tick: () => sandboxes.tick(),
+    closeSandboxes: (graceMs) => sandboxes.closeAll(graceMs),
+  };
+}
+
+function pick(opts: ServerOptions): Partial<ContextOptions> {
+  const out: Partial<ContextOptions> = {};
+  if (opts.db) out.db = opts.db;
+  if (opts.webhooks) out.webhooks = opts.webhooks;
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** A new sandbox's database: migrated, the built-in merchant seeded; its JWT secret is made on open. */
+function sandboxImage(): Buffer {
+  const db = openDb(":memory:");
+  new MerchantService(db).seedBuiltin();
+  const image = db.$client.serialize();
+  db.$client.close();
+  return image;
+}
+
+interface Shared {
+  config: Config;
+  logger: Logger;
+  wallNow: () => number;
+  publicUrl: () => string;
+  groupCommit: boolean;
+  webhooks: DispatcherOptions | undefined;
+}
+
+/** One sandbox's composition: the same graph as the root's, on its database, its clock and its base URL. */
+function openSandbox(spec: OpenSpec, shared: Shared): Composition {
+  const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
+  if (shared.groupCommit) enableGroupCommit(db.$client);
+  const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
+  const saved = new ClockStore(db, clock).load();
+  if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
+  const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
+  const ctx = createContext({
+    config,
+    clock,
+    db,
+    logger: shared.logger.child({ sandbox: spec.id }),
+    publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
+    ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
+  });
+  const source = "POST /_sandbox/sandboxes (scenario)";
+  if (spec.scenario !== undefined) {
+    const document = spec.scenario;
+    // its reset reloads the scenario it was created with, as the root's reloads its start files
+    ctx.control.onReset(() => ctx.scenarios.load(document, source));
+  }
+  ctx.clockStore.save();
+  const app = createApp(ctx, { basePath: spec.basePath });
+  return {
+    fetch: (req, env) => app.fetch(req, env as never),
+    nowMs: () => clock.nowMs(),
+    loadScenario(document) {
+      const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
+      const scenario = ctx.scenarios.load(doc, source);
+      ctx.control.onReset(() => ctx.scenarios.load(scenario, source));
+      return { merchants: scenario.merchants, stored: scenario };
+    },
+    runDue: () => ctx.work.runUntil(undefined, { settle: false }),
+    nextDueAt: () => ctx.work.nextDueAt(),
+    busy: () => ctx.webhooks.busy,
+    saveClock: () => ctx.clockStore.save(),
+    async close(graceMs) {
+      await ctx.work.idle();
+      // where its work is due, before the dispatcher stops (a stopped one reports none)
+      const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
+      const interrupted = await ctx.webhooks.drain(graceMs);
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      const nowMs = clock.nowMs();
+      // an attempt cut off is retried: open it again soon to do so
+      const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
+      let image: Buffer | undefined;
+      if (db.$client.open) {
+        ctx.clockStore.save();
+        if (spec.path === ":memory:") image = db.$client.serialize();
+        closeDb(db);
+      }
+      return { nowMs, nextDueAt, image };
+    },
+  };
+}

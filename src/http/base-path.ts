@@ -1,0 +1,34 @@
+/**
+ * A sandbox's app answers under its base URL (`/sandboxes/{id}`, CONTRACT §8): its router sees
+ * paths without the prefix (`stripBase`), and what it answers a browser carries it (`prefixLinks`):
+ * every root-relative link, form action and script/style source of an HTML page, and a root-relative
+ * redirect. One mechanism for every page (dashboard, 3DS, HPP, QR, docs), so no view needs to know
+ * where it is mounted. URLs handed out in JSON come from the composition's publicUrl instead.
+ */
+import type { MiddlewareHandler } from "hono";
+import { getPath } from "hono/utils/url";
+
+/** Hono's getPath, less `base` (a path that is the base alone is `/`). */
+export function stripBase(base: string): (req: Request) => string {
+  const n = base.length;
+  return (req) => {
+    const path = getPath(req);
+    return path.length > n ? path.slice(n) : "/";
+  };
+}
+
+/** Root-relative URLs in attributes (`href="/x"`, not `href="//host"`); text is escaped by JSX, so it never matches. */
+const ATTRIBUTE = /\b(href|action|src|formaction)="\/(?!\/)/g;
+
+export function prefixLinks(base: string): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const location = c.res.headers.get("location");
+    if (location?.startsWith("/") && !location.startsWith("//")) c.res.headers.set("location", `${base}${location}`);
+    if (!c.res.headers.get("content-type")?.startsWith("text/html") || !c.res.body) return;
+    const html = await c.res.text();
+    const headers = new Headers(c.res.headers);
+    headers.delete("content-length");
+    c.res = new Response(html.replace(ATTRIBUTE, `$1="${base}/`), { status: c.res.status, headers });
+  };
+}

@@ -1,0 +1,521 @@
+/**
+ * Many isolated sandboxes in one server (CONTRACT §8; ARCHITECTURE "Many sandboxes in one server").
+ * A sandbox is one composition of the whole service graph over its own SQLite database and its own
+ * clock, built by the same composition root as the root sandbox (src/compose.ts hands this registry
+ * the builder). Isolation holds by construction: no query has a sandbox filter, because no
+ * composition can reach another's database, and a token signed by one sandbox's secret fails in
+ * every other.
+ *
+ * The registry creates, opens (on first use), closes (when idle, least recently used first) and
+ * deletes compositions; it owns the TTL (real time, renewed by every request) and the limit. An idle
+ * sandbox costs a closed file and a row: its clock keeps running from an anchor in that row, and a
+ * closed sandbox whose work falls due (a webhook retry, a 3DS timeout, a charge) is opened to run it.
+ * With `:memory:` a closed sandbox is its serialized image in memory.
+ *
+ * Fairness: each open composition has its own due-work runner (which yields every 10 ms of work)
+ * and its own webhook dispatcher (its own per-destination limits and sockets), so one sandbox's
+ * year-long advance or silent receiver stalls only itself.
+ *
+ * LIMITATIONS:
+ * - the time scale is the server's (SANDBOX_TIME_SCALE); a sandbox cannot have its own;
+ * - a closed sandbox's clock keeps running while the server runs, and stops while it is down (as
+ *   the root's does).
+ */
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { type Db, inTransaction } from "../db/client.js";
+import { sandboxes, sandboxState } from "../db/schema/index.js";
+import type { Logger } from "../logger.js";
+import { parseInstant, toIso } from "../platform/clock.js";
+import { addDuration, parseDuration } from "../platform/duration.js";
+import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
+import { type Ids, timeOrderedIds } from "../platform/ids.js";
+
+export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
+export const DEFAULT_TTL = "PT1H";
+export const MIN_TTL_MS = 1_000;
+export const MAX_TTL_MS = 7 * 86_400_000;
+/** `sbx_` + 20 base-62 characters (platform/ids.ts). */
+export const SANDBOX_ID = /^sbx_[0-9A-Za-z]{20}$/;
+const HEARTBEAT_KEY = "sandboxes_heartbeat_real";
+
+/** What a composition must offer the registry (src/compose.ts builds it from an AppContext). */
+export interface Composition {
+  fetch(req: Request, env: unknown): Response | Promise<Response>;
+  /** Its virtual now. */
+  nowMs(): number;
+  /**
+   * Loads a scenario document (JSON value or YAML text); a 400 naming the path when invalid. Returns
+   * its merchants and the document as stored (parsed, without `steps`), which its reset reloads.
+   */
+  loadScenario(document: unknown): { merchants: ReadonlyArray<SandboxMerchant>; stored: unknown };
+  /** Starts what is due now and returns (the once-a-second tick). */
+  runDue(): Promise<unknown>;
+  /** The earliest virtual ms it has work at, or undefined. */
+  nextDueAt(): number | undefined;
+  /** Webhook requests on the wire or waiting for room: not closed under them. */
+  busy(): boolean;
+  /** Persists its clock in its own database. */
+  saveClock(): void;
+  /**
+   * Finishes what runs (webhooks get `graceMs`, then are recorded as interrupted), saves its clock
+   * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
+   * image, to be opened from later.
+   */
+  close(graceMs: number): Promise<{ nowMs: number; nextDueAt: number | undefined; image: Buffer | undefined }>;
+}
+
+export interface SandboxMerchant {
+  merchantKey: string;
+  merchantSecret: string;
+  mid: string;
+  merchantId: number;
+  accountId: number;
+}
+
+export interface OpenSpec {
+  id: string;
+  /** The database file, or `:memory:`. */
+  path: string;
+  /** The image to open from when the file does not exist yet (or the `:memory:` image). */
+  image: Buffer | undefined;
+  /** Virtual ms its clock is at now by the registry's anchor (its own saved clock may be later). */
+  anchorNowMs: number;
+  startMs: number;
+  /** Its creation scenario, reloaded by its reset. */
+  scenario: unknown;
+  baseUrl: string;
+  basePath: string;
+}
+
+export interface RegistryOptions {
+  /** The root's database: the registry's rows live there. */
+  rootDb: Db;
+  /** SANDBOX_DB: sandbox files go in the folder `<db>-sandboxes/`; `:memory:` keeps them in memory. */
+  dbPath: string;
+  maxSandboxes: number;
+  /** Virtual seconds per real second (the server's). */
+  scale: number;
+  /** Real time, ms (tests move it by hand). */
+  wallNow: () => number;
+  /** The root's virtual now: where a sandbox without a startTime starts. */
+  rootNow: () => number;
+  /** The root's public URL (a sandbox's baseUrl is `<it>/sandboxes/<id>`). */
+  publicUrl: () => string;
+  /** A fresh database image: migrated, the built-in merchant seeded, no instance secret. */
+  image: () => Buffer;
+  open: (spec: OpenSpec) => Composition;
+  logger: Logger;
+  /** Compositions kept open at most (least recently used closed first). */
+  maxOpen?: number;
+  /** Real ms without a request after which an open sandbox with nothing in flight is closed. */
+  idleMs?: number;
+}
+
+export interface SandboxSummary {
+  id: string;
+  name: string | null;
+  baseUrl: string;
+  now: string;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+export interface CreateInput {
+  name?: string | undefined;
+  startTime?: string | undefined;
+  scenario?: unknown;
+  ttl?: string | undefined;
+}
+
+type Row = typeof sandboxes.$inferSelect;
+
+interface OpenEntry {
+  comp: Composition;
+  /** Requests under its base URL now. */
+  active: number;
+  lastReal: number;
+  closing?: Promise<void>;
+}
+
+export class SandboxRegistry {
+  private readonly rows = new Map<string, Row>();
+  private readonly opened = new Map<string, OpenEntry>();
+  /** `:memory:` sandboxes that are closed: their images. */
+  private readonly images = new Map<string, Buffer>();
+  private readonly dirty = new Set<string>();
+  private readonly ids: Ids;
+  private readonly memory: boolean;
+  private readonly folder: string;
+  private readonly maxOpen: number;
+  private readonly idleMs: number;
+  private imageCache: Buffer | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: RegistryOptions) {
+    this.ids = timeOrderedIds({ nowMs: o.wallNow });
+    this.memory = o.dbPath === ":memory:";
+    this.folder = `${o.dbPath}-sandboxes`;
+    this.maxOpen = Math.max(1, o.maxOpen ?? 64);
+    this.idleMs = o.idleMs ?? 30_000;
+    this.recoverRows();
+  }
+
+  /** How many exist (open or closed). */
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** How many compositions are open now (benchmarks, tests). */
+  get openCount(): number {
+    return this.opened.size;
+  }
+
+  /**
+   * POST /_sandbox/sandboxes: a new sandbox, opened, its scenario loaded. Bad input is a 400 naming
+   * the field and leaves nothing behind; one over the limit is a 429.
+   */
+  create(input: CreateInput): SandboxSummary & { merchant: SandboxMerchant } {
+    if (this.stopped) throw badRequest("The server is stopping");
+    const ttlMs = this.ttlOf(input.ttl);
+    let startMs: number | undefined;
+    if (input.startTime !== undefined) {
+      startMs = parseInstant(input.startTime);
+      if (startMs === undefined || startMs > MAX_CLOCK_MS || startMs < 0)
+        throw invalidField("startTime", "an ISO 8601 instant between 1970 and 9999");
+    }
+    if (input.name !== undefined && input.name.length > 200) throw invalidField("name", "at most 200 characters");
+    if (this.rows.size >= this.o.maxSandboxes) throw tooMany(`Too many sandboxes (limit ${this.o.maxSandboxes})`);
+    const now = this.o.wallNow();
+    const id = this.ids.next("sandbox");
+    const start = startMs ?? this.o.rootNow();
+    const row: Row = {
+      id,
+      name: input.name ?? null,
+      startMs: start,
+      scenario: null,
+      ttlMs,
+      createdReal: now,
+      lastUsedReal: now,
+      clockMs: start,
+      clockReal: now,
+      wakeReal: 0,
+    };
+    const comp = this.o.open(this.spec(row, this.image()));
+    let merchants: ReadonlyArray<SandboxMerchant> = [];
+    try {
+      if (input.scenario !== undefined) {
+        const loaded = comp.loadScenario(input.scenario);
+        merchants = loaded.merchants;
+        row.scenario = loaded.stored;
+      }
+      inTransaction(this.o.rootDb, () => this.o.rootDb.insert(sandboxes).values(row).run());
+    } catch (err) {
+      // nothing left behind: its database goes with it
+      void comp.close(0).finally(() => this.removeFiles(id));
+      throw err;
+    }
+    this.rows.set(id, row);
+    this.opened.set(id, { comp, active: 0, lastReal: now });
+    this.closeOverflow();
+    const first = merchants[0];
+    return { ...this.summary(row), merchant: first ? pickMerchant(first) : BUILTIN };
+  }
+
+  list(): SandboxSummary[] {
+    return [...this.rows.values()].sort((a, b) => a.createdReal - b.createdReal).map((r) => this.summary(r));
+  }
+
+  get(id: string): SandboxSummary {
+    return this.summary(this.rowOf(id));
+  }
+
+  /** DELETE /_sandbox/sandboxes/{id}: it is gone at once (404 from then on); its requests finish first. */
+  async delete(id: string): Promise<void> {
+    this.rowOf(id);
+    await this.remove(id);
+  }
+
+  /**
+   * A request under `/sandboxes/{id}`: opens the sandbox if it is closed, renews its TTL and hands
+   * the request to its composition (which strips the prefix).
+   */
+  async fetch(id: string, req: Request, env: unknown): Promise<Response> {
+    let entry = this.opened.get(id);
+    if (entry?.closing) {
+      await entry.closing;
+      entry = this.opened.get(id);
+    }
+    const row = this.rows.get(id);
+    if (!row || this.stopped) throw sandboxNotFound(id);
+    const now = this.o.wallNow();
+    if (now >= row.lastUsedReal + row.ttlMs) {
+      await this.remove(id);
+      throw sandboxNotFound(id);
+    }
+    if (!entry) entry = this.openRow(row);
+    row.lastUsedReal = now;
+    this.dirty.add(id);
+    entry.lastReal = now;
+    // most recently used last: the overflow closes from the front
+    this.opened.delete(id);
+    this.opened.set(id, entry);
+    entry.active++;
+    try {
+      return await entry.comp.fetch(req, env);
+    } finally {
+      entry.active--;
+      entry.lastReal = this.o.wallNow();
+    }
+  }
+
+  /**
+   * Once a real second (main.ts's timer): deletes expired sandboxes, opens closed ones whose work
+   * fell due, starts what is due in every open one, closes idle ones, and persists last use.
+   */
+  async tick(): Promise<void> {
+    if (this.stopped) return;
+    const now = this.o.wallNow();
+    for (const row of [...this.rows.values()]) {
+      if (now >= row.lastUsedReal + row.ttlMs) {
+        this.o.logger.info({ sandbox: row.id }, `sandbox ${row.id} expired (unused for ${row.ttlMs / 1000} s)`);
+        await this.remove(row.id);
+      } else if (!this.opened.has(row.id) && row.wakeReal !== null && row.wakeReal <= now) {
+        this.openRow(row);
+      }
+    }
+    for (const [id, entry] of this.opened) {
+      if (entry.closing) continue;
+      entry.comp.runDue().catch((err: unknown) => this.o.logger.error({ err, sandbox: id }, "background work failed"));
+    }
+    for (const [id, entry] of [...this.opened]) {
+      if (!entry.closing && entry.active === 0 && now - entry.lastReal >= this.idleMs && !entry.comp.busy()) {
+        void this.closeOne(id);
+      }
+    }
+    this.closeOverflow();
+    this.flush(now);
+  }
+
+  /** Shutdown: every open sandbox finishes (webhooks get `graceMs`), saves its clock and closes. */
+  async closeAll(graceMs: number): Promise<void> {
+    this.stopped = true;
+    await Promise.all([...this.opened.keys()].map((id) => this.closeOne(id, graceMs)));
+    this.flush(this.o.wallNow());
+  }
+
+  private ttlOf(ttl: string | undefined): number {
+    const text = ttl ?? DEFAULT_TTL;
+    const d = parseDuration(text);
+    if (!d) throw invalidField("ttl", "an ISO 8601 duration such as PT1H");
+    const now = this.o.wallNow();
+    const ms = addDuration(now, d) - now;
+    if (!Number.isFinite(ms) || ms < MIN_TTL_MS || ms > MAX_TTL_MS) {
+      throw badRequest(`Invalid field: ttl (between PT1S and P7D; got ${text.slice(0, 40)})`);
+    }
+    return ms;
+  }
+
+  private rowOf(id: string): Row {
+    const row = this.rows.get(id);
+    if (!row) throw sandboxNotFound(id);
+    return row;
+  }
+
+  private summary(row: Row): SandboxSummary {
+    const entry = this.opened.get(row.id);
+    const now = entry && !entry.closing ? entry.comp.nowMs() : this.anchorNow(row);
+    return {
+      id: row.id,
+      name: row.name,
+      baseUrl: `${this.o.publicUrl()}${basePathOf(row.id)}`,
+      now: toIso(Math.min(now, MAX_CLOCK_MS)),
+      createdAt: toIso(row.createdReal),
+      lastUsedAt: toIso(row.lastUsedReal),
+      expiresAt: toIso(row.lastUsedReal + row.ttlMs),
+    };
+  }
+
+  /** Where its clock is now by its anchor: it runs at the server's scale while closed. */
+  private anchorNow(row: Row): number {
+    return row.clockMs + Math.max(0, this.o.scale * (this.o.wallNow() - row.clockReal));
+  }
+
+  private pathOf(id: string): string {
+    return this.memory ? ":memory:" : join(this.folder, `${id}.db`);
+  }
+
+  private image(): Buffer {
+    this.imageCache ??= this.o.image();
+    return this.imageCache;
+  }
+
+  private spec(row: Row, image: Buffer | undefined): OpenSpec {
+    return {
+      id: row.id,
+      path: this.pathOf(row.id),
+      image,
+      anchorNowMs: this.anchorNow(row),
+      startMs: row.startMs,
+      scenario: row.scenario ?? undefined,
+      baseUrl: `${this.o.publicUrl()}${basePathOf(row.id)}`,
+      basePath: basePathOf(row.id),
+    };
+  }
+
+  private openRow(row: Row): OpenEntry {
+    const image = this.memory ? this.images.get(row.id) : this.image();
+    const comp = this.o.open(this.spec(row, image));
+    this.images.delete(row.id);
+    const entry: OpenEntry = { comp, active: 0, lastReal: this.o.wallNow() };
+    this.opened.set(row.id, entry);
+    // open: if the process dies now, the next start opens it to recover what it had in flight
+    if (row.wakeReal !== 0) {
+      row.wakeReal = 0;
+      this.o.rootDb.update(sandboxes).set({ wakeReal: 0 }).where(eq(sandboxes.id, row.id)).run();
+    }
+    this.closeOverflow();
+    return entry;
+  }
+
+  /** Closes the least recently used compositions beyond `maxOpen` that are not serving a request. */
+  private closeOverflow(): void {
+    let over = this.opened.size - this.maxOpen;
+    for (const [id, entry] of this.opened) {
+      if (over <= 0) break;
+      if (entry.closing || entry.active > 0 || entry.comp.busy()) continue;
+      void this.closeOne(id);
+      over--;
+    }
+  }
+
+  private closeOne(id: string, graceMs = 0): Promise<void> {
+    const entry = this.opened.get(id);
+    if (!entry) return Promise.resolve();
+    entry.closing ??= (async () => {
+      try {
+        const closed = await entry.comp.close(graceMs);
+        const row = this.rows.get(id);
+        if (row) {
+          if (closed.image) this.images.set(id, closed.image);
+          row.clockMs = closed.nowMs;
+          row.clockReal = this.o.wallNow();
+          row.wakeReal = this.wakeOf(closed.nextDueAt, row);
+          this.o.rootDb
+            .update(sandboxes)
+            .set({ clockMs: row.clockMs, clockReal: row.clockReal, wakeReal: row.wakeReal, lastUsedReal: row.lastUsedReal })
+            .where(eq(sandboxes.id, id))
+            .run();
+        }
+      } catch (err) {
+        this.o.logger.error({ err, sandbox: id }, "closing a sandbox failed");
+      } finally {
+        this.opened.delete(id);
+      }
+    })();
+    return entry.closing;
+  }
+
+  /** Real ms at which virtual `due` arrives for a closed sandbox anchored in `row`; null for none. */
+  private wakeOf(due: number | undefined, row: Row): number | null {
+    if (due === undefined) return null;
+    if (due <= row.clockMs || this.o.scale <= 0) return due <= row.clockMs ? row.clockReal : null;
+    return row.clockReal + Math.ceil((due - row.clockMs) / this.o.scale);
+  }
+
+  private async remove(id: string): Promise<void> {
+    const row = this.rows.get(id);
+    if (!row) return;
+    this.rows.delete(id);
+    this.dirty.delete(id);
+    this.images.delete(id);
+    this.o.rootDb.delete(sandboxes).where(eq(sandboxes.id, id)).run();
+    const entry = this.opened.get(id);
+    if (entry) {
+      // its requests under way answer first (a bounded wait), then its webhooks are cut off
+      for (let i = 0; i < 100 && entry.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      await this.closeOne(id, 0);
+    }
+    this.removeFiles(id);
+  }
+
+  private removeFiles(id: string): void {
+    if (this.memory) return;
+    const path = this.pathOf(id);
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+  }
+
+  /** Last use and the heartbeat (how far the clocks ran before a crash) go to the root's database. */
+  private flush(now: number): void {
+    const db = this.o.rootDb;
+    if (!db.$client.open) return;
+    inTransaction(db, () => {
+      for (const id of this.dirty) {
+        const row = this.rows.get(id);
+        if (row) db.update(sandboxes).set({ lastUsedReal: row.lastUsedReal }).where(eq(sandboxes.id, id)).run();
+      }
+      this.dirty.clear();
+      const value = String(now);
+      db.insert(sandboxState)
+        .values({ key: HEARTBEAT_KEY, value })
+        .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
+        .run();
+    });
+  }
+
+  /**
+   * At start: the rows of the sandboxes that outlived the last run. Their clocks stopped when the
+   * server did (the last heartbeat), as the root's does; one that was open then (a crash) or had work
+   * due is opened by the first tick, to recover and run it.
+   */
+  private recoverRows(): void {
+    const db = this.o.rootDb;
+    const now = this.o.wallNow();
+    const hb = db.select().from(sandboxState).where(eq(sandboxState.key, HEARTBEAT_KEY)).get();
+    const stoppedAt = hb ? Number(hb.value) : undefined;
+    const rows = db.select().from(sandboxes).all();
+    inTransaction(db, () => {
+      for (const row of rows) {
+        const ranUntil = stoppedAt === undefined ? row.clockReal : Math.max(row.clockReal, stoppedAt);
+        row.clockMs += Math.max(0, this.o.scale * (ranUntil - row.clockReal));
+        row.clockReal = now;
+        if (row.wakeReal !== null) row.wakeReal = now;
+        // the downtime does not count against its TTL: nothing could use it then
+        if (stoppedAt !== undefined) row.lastUsedReal += Math.max(0, now - stoppedAt);
+        db.update(sandboxes)
+          .set({ clockMs: row.clockMs, clockReal: row.clockReal, wakeReal: row.wakeReal, lastUsedReal: row.lastUsedReal })
+          .where(eq(sandboxes.id, row.id))
+          .run();
+        this.rows.set(row.id, row);
+      }
+    });
+  }
+}
+
+export const basePathOf = (id: string) => `/sandboxes/${id}`;
+
+const BUILTIN: SandboxMerchant = {
+  merchantKey: "sandbox_merchant_key",
+  merchantSecret: "sandbox_merchant_secret",
+  mid: "sandbox-mid-001",
+  merchantId: 1001,
+  accountId: 2001,
+};
+
+function pickMerchant(m: SandboxMerchant): SandboxMerchant {
+  return {
+    merchantKey: m.merchantKey,
+    merchantSecret: m.merchantSecret,
+    mid: m.mid,
+    merchantId: m.merchantId,
+    accountId: m.accountId,
+  };
+}
+
+/** Unknown, deleted or malformed → 404 naming it (a long or odd id is cut, never echoed whole). */
+export function sandboxNotFound(id: string) {
+  const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id;
+  return notFound(`Sandbox not found: ${shown}`);
+}

@@ -1,0 +1,97 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { ErrorSchema, errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
+
+const tags = ["Sandboxes"];
+const security = [{ AdminToken: [] }];
+
+export const CreateSandboxSchema = z
+  .object({
+    name: z
+      .string()
+      .max(200)
+      .optional()
+      .openapi({ description: "A label for people (the dashboard, the list)", example: "checkout.test.ts" }),
+    startTime: z.string().optional().openapi({
+      description: "ISO 8601 instant its virtual clock starts at (default: the root's now)",
+      example: "2026-01-15T12:00:00Z",
+    }),
+    scenario: z
+      .union([z.record(z.string(), z.unknown()), z.string()])
+      .optional()
+      .openapi({ description: "A scenario document (JSON object, or YAML as a string); its steps are not kept" }),
+    ttl: z.string().optional().openapi({
+      description: "ISO 8601 duration of real time without a request after which it is deleted (default PT1H, PT1S to P7D)",
+      example: "PT1H",
+    }),
+  })
+  .openapi("CreateSandboxRequest");
+
+export const SandboxSchema = z
+  .object({
+    id: z.string().openapi({ example: "sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M" }),
+    name: z.string().nullable(),
+    baseUrl: z.string().openapi({ example: "http://localhost:8080/sandboxes/sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M" }),
+    now: z.string().openapi({ description: "Its virtual now" }),
+    createdAt: z.string(),
+    lastUsedAt: z.string(),
+    expiresAt: z.string().openapi({ description: "Real time at which it is deleted unless used before" }),
+  })
+  .openapi("Sandbox");
+
+export const CreatedSandboxSchema = SandboxSchema.extend({
+  merchant: z
+    .object({
+      merchantKey: z.string(),
+      merchantSecret: z.string(),
+      mid: z.string(),
+      merchantId: z.number(),
+      accountId: z.number(),
+    })
+    .openapi({ description: "Credentials to use in it: its scenario's first merchant, else the built-in one" }),
+}).openapi("CreatedSandbox");
+
+export const createSandboxRoute = createRoute({
+  method: "post",
+  path: "/_sandbox/sandboxes",
+  tags,
+  security,
+  summary: "A new isolated sandbox under its own base URL, with its own clock (CONTRACT §8)",
+  request: { body: { required: false, content: { "application/json": { schema: CreateSandboxSchema } } } },
+  responses: {
+    201: jsonResponse(CreatedSandboxSchema, "Created and open"),
+    ...errorResponses(400, 401),
+    429: {
+      description: "SANDBOX_MAX_SANDBOXES reached; nothing created",
+      content: { "application/json": { schema: ErrorSchema } },
+    },
+  },
+});
+
+export const listSandboxesRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/sandboxes",
+  tags,
+  security,
+  summary: "Every sandbox of the server, oldest first",
+  responses: { 200: jsonResponse(z.array(SandboxSchema), "The sandboxes"), ...errorResponses(401) },
+});
+
+export const getSandboxRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/sandboxes/{id}",
+  tags,
+  security,
+  summary: "One sandbox",
+  request: { params: pathParam("id", "sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M") },
+  responses: { 200: jsonResponse(SandboxSchema, "The sandbox"), ...errorResponses(401, 404) },
+});
+
+export const deleteSandboxRoute = createRoute({
+  method: "delete",
+  path: "/_sandbox/sandboxes/{id}",
+  tags,
+  security,
+  summary: "Delete a sandbox and everything it held",
+  request: { params: pathParam("id") },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+});
