@@ -5,6 +5,7 @@
 import { getRequestListener } from "@hono/node-server";
 import supertest from "supertest";
 import { createApp } from "../../src/app.js";
+import { createServer } from "../../src/compose.js";
 import { type Config, defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
 import { ManualClock } from "../../src/platform/clock.js";
@@ -54,6 +55,64 @@ export function makeSandbox(opts: { config?: Partial<Config>; start?: number; id
       await ctx.work.idle();
       await ctx.webhooks.close();
       if (ctx.db.$client.open) ctx.db.$client.close();
+    },
+  };
+}
+
+export interface TestServer {
+  server: ReturnType<typeof createServer>;
+  /** The root's clock. */
+  clock: ManualClock;
+  /** Real time as the registry sees it (TTL, sandbox clocks at scale 1): move it with `wall.advance(ms)`. */
+  wall: { now(): number; advance(ms: number): void };
+  http: ReturnType<typeof supertest>;
+  /** POST /_sandbox/sandboxes; throws unless 201. */
+  create(body?: Record<string, unknown>): Promise<{ id: string; baseUrl: string; base: string; now: string }>;
+  /** A bearer token of the built-in merchant in the sandbox at `base` ("" for the root). */
+  token(base: string, merchantKey?: string, merchantSecret?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole server (src/compose.ts: the root and its sandboxes) on `:memory:`, a ManualClock for the
+ * root and a hand-moved wall clock for the registry, behind supertest.
+ */
+export function makeServer(opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number } = {}): TestServer {
+  const clock = new ManualClock(opts.start ?? T0);
+  let wallMs = Date.UTC(2026, 10, 1);
+  const wall = { now: () => wallMs, advance: (ms: number) => void (wallMs += ms) };
+  const config = defaultConfig({ publicUrl: "http://sandbox.test", ...opts.config });
+  const server = createServer({
+    config,
+    clock,
+    wallNow: wall.now,
+    ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
+    ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
+  });
+  const http = supertest(getRequestListener(server.fetch));
+  let closed = false;
+  return {
+    server,
+    clock,
+    wall,
+    http,
+    async create(body = {}) {
+      const res = await http.post("/_sandbox/sandboxes").send(body);
+      if (res.status !== 201) throw new Error(`create failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return { ...res.body, base: new URL(res.body.baseUrl).pathname };
+    },
+    async token(base, merchantKey: string = BUILTIN.merchantKey, merchantSecret: string = BUILTIN.merchantSecret) {
+      const res = await http.post(`${base}/api/v1/auth`).send({ merchantKey, merchantSecret });
+      if (res.status !== 200) throw new Error(`auth failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.token as string;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await server.closeSandboxes(0);
+      await server.root.work.idle();
+      await server.root.webhooks.close();
+      if (server.root.db.$client.open) server.root.db.$client.close();
     },
   };
 }
