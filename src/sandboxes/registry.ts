@@ -296,6 +296,8 @@ export class SandboxRegistry {
       }
     }
     this.closeOverflow();
+    // what this tick closes is closed when it returns (a closed sandbox's row holds its clock and wake time)
+    await Promise.all([...this.opened.values()].map((e) => e.closing));
     this.flush(now);
   }
 

@@ -168,10 +168,8 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
   const access = new DashboardAccess(ctx.config.adminToken, ctx.publicUrl);
   const actions = dashboardActions(ctx);
 
-  const here = (c: Context): string => {
-    const u = new URL(c.req.url);
-    return `${u.pathname}${u.search}`;
-  };
+  // the path as this app routes it (a sandbox's without its base: its links get it back, src/http/base-path.ts)
+  const here = (c: Context): string => `${c.req.path}${new URL(c.req.url).search}`;
 
   const frame = (c: Context, section: Frame["section"]): Frame => ({
     here: here(c),
@@ -262,6 +260,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
           limit={req.limit}
           merchants={options}
           page={repo.transactions(filter, req)}
+          sandboxes={ctx.sandboxList?.()}
         />
       );
     }),

@@ -7,6 +7,7 @@ import { KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.
 import { type Cursor, encodeCursor, type Page, type TransactionFilter, type TransactionListRow } from "./dashboard.repo.js";
 import { cardOf, declineText, kindLabel, money, TRANSACTION_STATUSES } from "./format.js";
 import { Badge, type Frame, Layout, Time } from "./layout.js";
+import { SandboxesPanel, type SandboxListItem } from "./sandboxes.view.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
 
@@ -21,6 +22,8 @@ export interface TransactionListView {
   limit: number;
   merchants: MerchantOption[];
   page: Page<TransactionListRow>;
+  /** The server's other sandboxes (the root's dashboard only). */
+  sandboxes?: readonly SandboxListItem[] | undefined;
 }
 
 /** The list's URL for a filter and a position: only the parameters in use. */
@@ -194,6 +197,7 @@ export const TransactionListPage: FC<TransactionListView> = (v) => {
         </tbody>
       </table>
       <Pager page={v.page} href={(pos) => listHref("/", params, v.limit, pos)} />
+      {v.sandboxes && v.sandboxes.length > 0 ? <SandboxesPanel sandboxes={v.sandboxes} /> : null}
     </Layout>
   );
 };
