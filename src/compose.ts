@@ -9,7 +9,7 @@ import pino from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
-import { closeDb, type Db, openDb } from "./db/client.js";
+import { checkpointInBackground, closeDb, type Db, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
@@ -148,7 +148,9 @@ interface Shared {
 /** One sandbox's composition: the same graph as the root's, on its database, its clock and its base URL. */
 function openSandbox(spec: OpenSpec, shared: Shared): Composition {
   const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
+  // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
   if (shared.groupCommit) enableGroupCommit(db.$client);
+  const stopCheckpoints = shared.groupCommit ? checkpointInBackground(db, spec.path) : async () => undefined;
   const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
   const saved = new ClockStore(db, clock).load();
   if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
@@ -193,6 +195,7 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
       // an attempt cut off is retried: open it again soon to do so
       const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
       let image: Buffer | undefined;
+      await stopCheckpoints();
       if (db.$client.open) {
         ctx.clockStore.save();
         if (spec.path === ":memory:") image = db.$client.serialize();

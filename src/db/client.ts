@@ -81,27 +81,83 @@ export function closeDb(db: Db): void {
   db.$client.close();
 }
 
-/** The checkpointer thread: its own connection to the file, a PASSIVE checkpoint every `ms`. */
+/**
+ * The checkpointer thread, one per process for every database file (the root's and each open
+ * sandbox's): its own connection to each, a PASSIVE checkpoint of each every `ms`.
+ */
 const CHECKPOINTER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const db = new Database(workerData.path);
-db.pragma("busy_timeout = 1000");
+const dbs = new Map();
 const timer = setInterval(() => {
-  try {
-    const [r] = db.pragma("wal_checkpoint(PASSIVE)");
-    if (r && r.log >= workerData.restartFrames) parentPort.postMessage(r.log);
-  } catch {}
+  for (const [path, d] of dbs) {
+    try {
+      const [r] = d.db.pragma("wal_checkpoint(PASSIVE)");
+      if (r && r.log >= d.restartFrames) parentPort.postMessage({ type: "long", path });
+    } catch {}
+  }
 }, workerData.ms);
-parentPort.on("message", () => { clearInterval(timer); db.close(); process.exit(0); });
+parentPort.on("message", (m) => {
+  if (m.type === "add") {
+    try {
+      const db = new Database(m.path);
+      db.pragma("busy_timeout = 1000");
+      dbs.set(m.path, { db, restartFrames: m.restartFrames });
+    } catch {}
+  } else if (m.type === "remove") {
+    const d = dbs.get(m.path);
+    dbs.delete(m.path);
+    try { d?.db.close(); } catch {}
+    parentPort.postMessage({ type: "removed", ack: m.ack });
+  }
+});
 `;
 
+interface Checkpointed {
+  sqlite: Database.Database;
+  stopping: boolean;
+}
+
+/** The one thread, started on first use and unref'd (it never keeps a process alive). */
+let thread: { worker: Worker; files: Map<string, Checkpointed>; acks: Map<number, () => void>; next: number } | undefined;
+
+function checkpointer(ms: number) {
+  if (thread) return thread;
+  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, ms } });
+  worker.unref();
+  const t = { worker, files: new Map<string, Checkpointed>(), acks: new Map<number, () => void>(), next: 0 };
+  // Under steady writes the thread never copies the very last frames, and the WAL restarts from
+  // the top only once wholly copied: past `restartFrames`, the main connection copies those few
+  // frames (a millisecond or two) so that its next commit restarts it.
+  worker.on("message", (m: { type: string; path?: string; ack?: number }) => {
+    if (m.type === "removed") {
+      t.acks.get(m.ack as number)?.();
+      t.acks.delete(m.ack as number);
+      if (t.acks.size === 0) worker.unref();
+      return;
+    }
+    const f = t.files.get(m.path as string);
+    // not inside an open group-commit batch: the thread asks again while the WAL stays long
+    if (f && !f.stopping && f.sqlite.open && !f.sqlite.inTransaction) f.sqlite.pragma("wal_checkpoint(PASSIVE)");
+  });
+  // if the thread dies, SQLite checkpoints inside commits again, as it does by default
+  worker.on("error", () => undefined);
+  worker.on("exit", () => {
+    for (const f of t.files.values()) if (!f.stopping && f.sqlite.open) f.sqlite.pragma("wal_autocheckpoint = 1000");
+    for (const ack of t.acks.values()) ack();
+    if (thread === t) thread = undefined;
+  });
+  thread = t;
+  return t;
+}
+
 /**
- * For the long-running server (main.ts): SQLite would checkpoint the WAL inside whichever commit
- * crosses 1000 pages (page copies and an fsync on a request's path, every ~50 card payments);
- * instead a worker thread with its own connection checkpoints every `ms` (PASSIVE: it never blocks
- * a writer). Durability is unchanged (CONTRACT §3: a commit is durable once in the WAL).
- * Returns the stopper.
+ * For the long-running server (main.ts, and each open sandbox): SQLite would checkpoint the WAL
+ * inside whichever commit crosses 1000 pages (page copies and an fsync on a request's path, every
+ * ~50 card payments); instead one worker thread with its own connections checkpoints every file
+ * every `ms` (PASSIVE: it never blocks a writer). Durability is unchanged (CONTRACT §3: a commit is
+ * durable once in the WAL). Returns the stopper (call it before closing the database).
  */
 export function checkpointInBackground(db: Db, path: string, ms = 250, restartFrames = 4000): () => Promise<void> {
   if (path === ":memory:") return async () => undefined;
@@ -109,27 +165,22 @@ export function checkpointInBackground(db: Db, path: string, ms = 250, restartFr
   sqlite.pragma("wal_autocheckpoint = 0");
   // after a burst, a restarted WAL file is cut back to 64 MB
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, path: resolve(path), ms, restartFrames } });
-  worker.unref();
-  let stopping = false;
-  // Under steady writes the thread never copies the very last frames, and the WAL restarts from
-  // the top only once wholly copied: past `restartFrames`, the main connection copies those few
-  // frames (a millisecond or two) so that its next commit restarts it.
-  worker.on("message", () => {
-    // not inside an open group-commit batch: the thread asks again while the WAL stays long
-    if (!stopping && sqlite.open && !sqlite.inTransaction) sqlite.pragma("wal_checkpoint(PASSIVE)");
-  });
-  // if the thread dies, SQLite checkpoints inside commits again, as it does by default
-  worker.on("error", () => undefined);
-  worker.on("exit", () => {
-    if (!stopping && sqlite.open) sqlite.pragma("wal_autocheckpoint = 1000");
-  });
+  const t = checkpointer(ms);
+  const file = resolve(path);
+  const entry: Checkpointed = { sqlite, stopping: false };
+  t.files.set(file, entry);
+  t.worker.postMessage({ type: "add", path: file, restartFrames });
   return async () => {
-    stopping = true;
-    worker.ref();
-    worker.postMessage("stop");
-    await new Promise((resolve) => worker.once("exit", resolve));
+    if (entry.stopping) return;
+    entry.stopping = true;
+    if (t.files.get(file) === entry) t.files.delete(file);
+    const ack = ++t.next;
+    // the thread closes its connection before the caller closes (or deletes) the file
+    await new Promise<void>((done) => {
+      t.acks.set(ack, done);
+      t.worker.ref(); // until the answer: a stopping process waits for it
+      t.worker.postMessage({ type: "remove", path: file, ack });
+    });
   };
 }
 
