@@ -47,7 +47,12 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
   const o = typeof opts === "string" ? { migrationsFolder: opts } : opts;
   const memory = path === ":memory:";
   if (!memory) mkdirSync(dirname(path), { recursive: true });
-  if (!memory && o.image && !existsSync(path)) writeFileSync(path, o.image);
+  // a database started from an image has every migration of this build already
+  let fromImage = memory && o.image !== undefined;
+  if (!memory && o.image && !existsSync(path)) {
+    writeFileSync(path, walImage(o.image));
+    fromImage = true;
+  }
   const sqlite = memory && o.image ? new Database(o.image) : new Database(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
@@ -57,13 +62,27 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
   sqlite.pragma(`cache_size = -${o.cacheKiB ?? 32000}`);
   sqlite.pragma("temp_store = MEMORY");
   const db = drizzle({ client: sqlite, schema }) as Db;
-  const folder = o.migrationsFolder ?? MIGRATIONS;
-  (db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void } }).dialect.migrate(
-    migrations(folder),
-    (db as unknown as { session: unknown }).session,
-    { migrationsFolder: folder },
-  );
+  if (!fromImage) {
+    const folder = o.migrationsFolder ?? MIGRATIONS;
+    (db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void } }).dialect.migrate(
+      migrations(folder),
+      (db as unknown as { session: unknown }).session,
+      { migrationsFolder: folder },
+    );
+  }
   return db;
+}
+
+/**
+ * An image as a file already in WAL mode (header bytes 18 and 19 = 2, the SQLite file format's
+ * WAL marker), so opening it does not rewrite the header to switch journal modes.
+ */
+function walImage(image: Buffer): Buffer {
+  if (image[18] === 2 && image[19] === 2) return image;
+  const copy = Buffer.from(image);
+  copy[18] = 2;
+  copy[19] = 2;
+  return copy;
 }
 
 /**

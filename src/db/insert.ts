@@ -19,7 +19,9 @@ export function preparedInsert<T extends SQLiteTable>(
     if (is(col.default, SQL)) throw new Error(`preparedInsert: ${getTableName(table)}.${key} has an SQL default`);
   }
   const names = columns.map(([, col]) => `"${col.name}"`).join(", ");
-  const stmt = sqlite.prepare(`INSERT INTO "${getTableName(table)}" (${names}) VALUES (${columns.map(() => "?").join(", ")})`);
+  const text = `INSERT INTO "${getTableName(table)}" (${names}) VALUES (${columns.map(() => "?").join(", ")})`;
+  // prepared on first use (a sandbox's composition is built whole and may never insert, src/db/lazy.ts)
+  let stmt: Database.Statement | undefined;
   // per column, once: its key and its mapping (null where it is the identity: most text and
   // integer columns)
   const keys = columns.map(([key]) => key);
@@ -38,6 +40,7 @@ export function preparedInsert<T extends SQLiteTable>(
         params[i] = map ? map(v) : v;
       }
     }
+    stmt ??= sqlite.prepare(text);
     return stmt.run(params);
   };
 }

@@ -219,7 +219,6 @@ export class SandboxRegistry {
     }
     this.rows.set(id, row);
     this.opened.set(id, { comp, active: 0, lastReal: now });
-    this.closeOverflow();
     const first = merchants[0];
     return { ...this.summary(row), merchant: first ? pickMerchant(first) : BUILTIN };
   }
@@ -378,11 +377,13 @@ export class SandboxRegistry {
       row.wakeReal = 0;
       this.o.rootDb.update(sandboxes).set({ wakeReal: 0 }).where(eq(sandboxes.id, row.id)).run();
     }
-    this.closeOverflow();
     return entry;
   }
 
-  /** Closes the least recently used compositions beyond `maxOpen` that are not serving a request. */
+  /**
+   * Closes the least recently used compositions beyond `maxOpen` that are not serving a request: in
+   * the tick, not on the request that opened one more, so a burst of creates pays no closing.
+   */
   private closeOverflow(): void {
     let over = this.opened.size - this.maxOpen;
     for (const [id, entry] of this.opened) {

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
+import { lazy } from "../db/lazy.js";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -44,80 +45,98 @@ export class WebhooksRepo {
   private readonly inFlightRow;
 
   constructor(private readonly db: Db) {
-    this.nextDue = db
-      .select({ at: d.nextAttemptAt })
-      .from(d)
-      .where(and(eq(d.status, "pending"), isNotNull(d.nextAttemptAt)))
-      .orderBy(asc(d.nextAttemptAt))
-      .limit(1)
-      .prepare();
-    this.due = db
-      .select({
-        seq: d.seq,
-        id: d.id,
-        orderKey: d.orderKey,
-        url: d.url,
-        headers: d.headers,
-        body: d.body,
-        attemptCount: d.attemptCount,
-      })
-      .from(d)
-      .where(and(eq(d.status, "pending"), lte(d.nextAttemptAt, sql.placeholder("now"))))
-      .orderBy(asc(d.nextAttemptAt), asc(d.seq))
-      .limit(sql.placeholder("limit"))
-      .prepare();
-    this.markInFlight = db
-      .update(d)
-      .set({ inFlightSince: p("at"), attemptCount: sql`${d.attemptCount} + 1`, nextAttemptAt: null, updatedAt: p("at") })
-      .where(eq(d.seq, sql.placeholder("seq")))
-      .prepare();
-    this.settle = db
-      .update(d)
-      .set({ status: p("status") as SQL<DeliveryStatus>, inFlightSince: null, nextAttemptAt: p("next"), updatedAt: p("at") })
-      .where(and(eq(d.seq, sql.placeholder("seq")), isNotNull(d.inFlightSince)))
-      .prepare();
+    this.nextDue = lazy(() =>
+      db
+        .select({ at: d.nextAttemptAt })
+        .from(d)
+        .where(and(eq(d.status, "pending"), isNotNull(d.nextAttemptAt)))
+        .orderBy(asc(d.nextAttemptAt))
+        .limit(1)
+        .prepare(),
+    );
+    this.due = lazy(() =>
+      db
+        .select({
+          seq: d.seq,
+          id: d.id,
+          orderKey: d.orderKey,
+          url: d.url,
+          headers: d.headers,
+          body: d.body,
+          attemptCount: d.attemptCount,
+        })
+        .from(d)
+        .where(and(eq(d.status, "pending"), lte(d.nextAttemptAt, sql.placeholder("now"))))
+        .orderBy(asc(d.nextAttemptAt), asc(d.seq))
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+    );
+    this.markInFlight = lazy(() =>
+      db
+        .update(d)
+        .set({ inFlightSince: p("at"), attemptCount: sql`${d.attemptCount} + 1`, nextAttemptAt: null, updatedAt: p("at") })
+        .where(eq(d.seq, sql.placeholder("seq")))
+        .prepare(),
+    );
+    this.settle = lazy(() =>
+      db
+        .update(d)
+        .set({ status: p("status") as SQL<DeliveryStatus>, inFlightSince: null, nextAttemptAt: p("next"), updatedAt: p("at") })
+        .where(and(eq(d.seq, sql.placeholder("seq")), isNotNull(d.inFlightSince)))
+        .prepare(),
+    );
     this.addAttempt = preparedInsert(db.$client, webhookAttempts);
-    this.pendingOfKey = db
-      .select({ seq: d.seq })
-      .from(d)
-      .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
-      .limit(1)
-      .prepare();
+    this.pendingOfKey = lazy(() =>
+      db
+        .select({ seq: d.seq })
+        .from(d)
+        .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
+        .limit(1)
+        .prepare(),
+    );
     this.add = preparedInsert(db.$client, d);
-    this.park = db
-      .update(d)
-      .set({ nextAttemptAt: null })
-      .where(eq(d.seq, sql.placeholder("seq")))
-      .prepare();
-    this.parkedRow = db
-      .select({
-        seq: d.seq,
-        id: d.id,
-        orderKey: d.orderKey,
-        url: d.url,
-        headers: d.headers,
-        body: d.body,
-        attemptCount: d.attemptCount,
-      })
-      .from(d)
-      .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.status, "pending"), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
-      .prepare();
-    this.inFlightRow = db
-      .select({ seq: d.seq })
-      .from(d)
-      .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.id, sql.placeholder("id")), isNotNull(d.inFlightSince)))
-      .prepare();
+    this.park = lazy(() =>
+      db
+        .update(d)
+        .set({ nextAttemptAt: null })
+        .where(eq(d.seq, sql.placeholder("seq")))
+        .prepare(),
+    );
+    this.parkedRow = lazy(() =>
+      db
+        .select({
+          seq: d.seq,
+          id: d.id,
+          orderKey: d.orderKey,
+          url: d.url,
+          headers: d.headers,
+          body: d.body,
+          attemptCount: d.attemptCount,
+        })
+        .from(d)
+        .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.status, "pending"), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
+        .prepare(),
+    );
+    this.inFlightRow = lazy(() =>
+      db
+        .select({ seq: d.seq })
+        .from(d)
+        .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.id, sql.placeholder("id")), isNotNull(d.inFlightSince)))
+        .prepare(),
+    );
     const head = db
       .select({ seq: d.seq })
       .from(d)
       .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
       .orderBy(asc(d.seq))
       .limit(1);
-    this.promote = db
-      .update(d)
-      .set({ nextAttemptAt: p("at"), updatedAt: p("at") })
-      .where(and(eq(d.seq, head), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
-      .prepare();
+    this.promote = lazy(() =>
+      db
+        .update(d)
+        .set({ nextAttemptAt: p("at"), updatedAt: p("at") })
+        .where(and(eq(d.seq, head), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
+        .prepare(),
+    );
   }
 
   nextDueAt(): number | undefined {

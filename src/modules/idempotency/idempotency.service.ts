@@ -7,6 +7,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { type Db, inTransaction } from "../../db/client.js";
 import { preparedInsert } from "../../db/insert.js";
+import { lazy } from "../../db/lazy.js";
 import { idempotencyKeys } from "../../db/schema/index.js";
 import type { Clock } from "../../platform/clock.js";
 import { sha256Hex } from "../../platform/crypto.js";
@@ -83,17 +84,19 @@ export class IdempotencyService {
     private readonly clock: Clock,
   ) {
     const t = idempotencyKeys;
-    this.find = db
-      .select({ bodyHash: t.bodyHash, response: t.response })
-      .from(t)
-      .where(
-        and(
-          eq(t.merchantKey, sql.placeholder("merchantKey")),
-          eq(t.operation, sql.placeholder("operation")),
-          eq(t.requestId, sql.placeholder("requestId")),
-        ),
-      )
-      .prepare();
+    this.find = lazy(() =>
+      db
+        .select({ bodyHash: t.bodyHash, response: t.response })
+        .from(t)
+        .where(
+          and(
+            eq(t.merchantKey, sql.placeholder("merchantKey")),
+            eq(t.operation, sql.placeholder("operation")),
+            eq(t.requestId, sql.placeholder("requestId")),
+          ),
+        )
+        .prepare(),
+    );
     this.insert = preparedInsert(db.$client, t);
   }
 

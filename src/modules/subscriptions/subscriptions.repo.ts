@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
+import { lazy } from "../../db/lazy.js";
 import { cardTokens, subscriptions, transactions } from "../../db/schema/index.js";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -30,57 +31,67 @@ export class SubscriptionsRepo {
   private readonly scheduleStmt;
 
   constructor(private readonly db: Db) {
-    this.byIdStmt = db
-      .select()
-      .from(s)
-      .where(eq(s.id, sql.placeholder("id")))
-      .prepare();
-    this.earliestStmt = db
-      .select({ at: s.nextChargeAt })
-      .from(s)
-      .where(and(eq(s.status, sql.placeholder("status")), isNotNull(s.nextChargeAt)))
-      .orderBy(asc(s.nextChargeAt))
-      .limit(1)
-      .prepare();
-    this.dueStmt = db
-      .select({
-        sub: s,
-        card: {
-          token: cardTokens.token,
-          cardBin: cardTokens.cardBin,
-          cardLast4: cardTokens.cardLast4,
-          expMonth: cardTokens.expMonth,
-          expYear: cardTokens.expYear,
-          cardHolder: cardTokens.cardHolder,
-          cardBrand: cardTokens.cardBrand,
-          cardProfile: cardTokens.cardProfile,
-        },
-      })
-      .from(s)
-      .leftJoin(cardTokens, eq(cardTokens.token, s.cardToken))
-      .where(and(eq(s.status, sql.placeholder("status")), lte(s.nextChargeAt, sql.placeholder("now"))))
-      .orderBy(asc(s.nextChargeAt), asc(rowid))
-      .limit(sql.placeholder("limit"))
-      .prepare();
-    this.latestStmt = db
-      .select({ id: transactions.id, status: transactions.status, declineCode: transactions.declineCode })
-      .from(transactions)
-      .where(eq(transactions.subscriptionId, sql.placeholder("id")))
-      .orderBy(desc(transactions.createdAt), desc(sql`${transactions}.rowid`))
-      .limit(1)
-      .prepare();
-    this.scheduleStmt = db
-      .update(s)
-      .set({
-        status: p("status") as SQL<string>,
-        nextChargeDate: p("nextChargeDate") as SQL<string | null>,
-        nextChargeAt: p("nextChargeAt") as SQL<number | null>,
-        failureCount: p("failureCount") as SQL<number>,
-        chargeCount: p("chargeCount") as SQL<number>,
-        updatedAt: p("updatedAt") as SQL<number>,
-      })
-      .where(eq(s.id, sql.placeholder("id")))
-      .prepare();
+    this.byIdStmt = lazy(() =>
+      db
+        .select()
+        .from(s)
+        .where(eq(s.id, sql.placeholder("id")))
+        .prepare(),
+    );
+    this.earliestStmt = lazy(() =>
+      db
+        .select({ at: s.nextChargeAt })
+        .from(s)
+        .where(and(eq(s.status, sql.placeholder("status")), isNotNull(s.nextChargeAt)))
+        .orderBy(asc(s.nextChargeAt))
+        .limit(1)
+        .prepare(),
+    );
+    this.dueStmt = lazy(() =>
+      db
+        .select({
+          sub: s,
+          card: {
+            token: cardTokens.token,
+            cardBin: cardTokens.cardBin,
+            cardLast4: cardTokens.cardLast4,
+            expMonth: cardTokens.expMonth,
+            expYear: cardTokens.expYear,
+            cardHolder: cardTokens.cardHolder,
+            cardBrand: cardTokens.cardBrand,
+            cardProfile: cardTokens.cardProfile,
+          },
+        })
+        .from(s)
+        .leftJoin(cardTokens, eq(cardTokens.token, s.cardToken))
+        .where(and(eq(s.status, sql.placeholder("status")), lte(s.nextChargeAt, sql.placeholder("now"))))
+        .orderBy(asc(s.nextChargeAt), asc(rowid))
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+    );
+    this.latestStmt = lazy(() =>
+      db
+        .select({ id: transactions.id, status: transactions.status, declineCode: transactions.declineCode })
+        .from(transactions)
+        .where(eq(transactions.subscriptionId, sql.placeholder("id")))
+        .orderBy(desc(transactions.createdAt), desc(sql`${transactions}.rowid`))
+        .limit(1)
+        .prepare(),
+    );
+    this.scheduleStmt = lazy(() =>
+      db
+        .update(s)
+        .set({
+          status: p("status") as SQL<string>,
+          nextChargeDate: p("nextChargeDate") as SQL<string | null>,
+          nextChargeAt: p("nextChargeAt") as SQL<number | null>,
+          failureCount: p("failureCount") as SQL<number>,
+          chargeCount: p("chargeCount") as SQL<number>,
+          updatedAt: p("updatedAt") as SQL<number>,
+        })
+        .where(eq(s.id, sql.placeholder("id")))
+        .prepare(),
+    );
   }
 
   insert(row: NewSubscriptionRow): void {

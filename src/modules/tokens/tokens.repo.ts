@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
+import { lazy } from "../../db/lazy.js";
 import { cardTokens } from "../../db/schema/index.js";
 
 export type TokenRow = typeof cardTokens.$inferSelect;
@@ -9,11 +10,13 @@ export class TokensRepo {
   private readonly byIdStmt;
 
   constructor(private readonly db: Db) {
-    this.byIdStmt = db
-      .select()
-      .from(cardTokens)
-      .where(eq(cardTokens.token, sql.placeholder("token")))
-      .prepare();
+    this.byIdStmt = lazy(() =>
+      db
+        .select()
+        .from(cardTokens)
+        .where(eq(cardTokens.token, sql.placeholder("token")))
+        .prepare(),
+    );
   }
 
   insert(row: NewTokenRow): void {

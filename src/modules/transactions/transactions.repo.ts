@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, lte, min, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { preparedInsert } from "../../db/insert.js";
+import { lazy } from "../../db/lazy.js";
 import { transactions } from "../../db/schema/index.js";
 
 export type TransactionRow = typeof transactions.$inferSelect;
@@ -76,61 +77,77 @@ export class TransactionsRepo {
 
   constructor(db: Db) {
     this.insertStmt = preparedInsert(db.$client, t);
-    this.byIdStmt = db
-      .select()
-      .from(t)
-      .where(eq(t.id, ph("id")))
-      .prepare();
-    this.setStatusStmt = db
-      .update(t)
-      .set({
-        status: sql`${ph("status")}`,
-        declineCode: sql`${ph("declineCode")}`,
-        dueAt: sql`${ph("dueAt")}`,
-        dueStatus: sql`${ph("dueStatus")}`,
-        dueDeclineCode: sql`${ph("dueDeclineCode")}`,
-        updatedAt: sql`${ph("updatedAt")}`,
-      })
-      .where(eq(t.id, ph("id")))
-      .prepare();
-    this.setDueStmt = db
-      .update(t)
-      .set({ dueAt: sql`${ph("dueAt")}`, dueStatus: sql`${ph("dueStatus")}`, dueDeclineCode: sql`${ph("dueDeclineCode")}` })
-      .where(eq(t.id, ph("id")))
-      .prepare();
-    this.setDetailsStmt = db
-      .update(t)
-      .set({ details: sql`${ph("details")}` })
-      .where(eq(t.id, ph("id")))
-      .prepare();
-    this.nextDueStmt = db
-      .select({ at: min(t.dueAt) })
-      .from(t)
-      .where(isNotNull(t.dueAt))
-      .prepare();
-    this.dueStmt = db
-      .select()
-      .from(t)
-      .where(lte(t.dueAt, ph("now")))
-      .orderBy(asc(t.dueAt), asc(t.createdAt))
-      .limit(ph("limit"))
-      .prepare();
-    this.refundTotalsStmt = db
-      .select({
-        orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
-        processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
-      })
-      .from(t)
-      .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), ne(t.status, "FAILED")))
-      .prepare();
-    this.succeededRefundsStmt = db
-      .select({
-        orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
-        processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
-      })
-      .from(t)
-      .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), eq(t.status, "SUCCEED")))
-      .prepare();
+    this.byIdStmt = lazy(() =>
+      db
+        .select()
+        .from(t)
+        .where(eq(t.id, ph("id")))
+        .prepare(),
+    );
+    this.setStatusStmt = lazy(() =>
+      db
+        .update(t)
+        .set({
+          status: sql`${ph("status")}`,
+          declineCode: sql`${ph("declineCode")}`,
+          dueAt: sql`${ph("dueAt")}`,
+          dueStatus: sql`${ph("dueStatus")}`,
+          dueDeclineCode: sql`${ph("dueDeclineCode")}`,
+          updatedAt: sql`${ph("updatedAt")}`,
+        })
+        .where(eq(t.id, ph("id")))
+        .prepare(),
+    );
+    this.setDueStmt = lazy(() =>
+      db
+        .update(t)
+        .set({ dueAt: sql`${ph("dueAt")}`, dueStatus: sql`${ph("dueStatus")}`, dueDeclineCode: sql`${ph("dueDeclineCode")}` })
+        .where(eq(t.id, ph("id")))
+        .prepare(),
+    );
+    this.setDetailsStmt = lazy(() =>
+      db
+        .update(t)
+        .set({ details: sql`${ph("details")}` })
+        .where(eq(t.id, ph("id")))
+        .prepare(),
+    );
+    this.nextDueStmt = lazy(() =>
+      db
+        .select({ at: min(t.dueAt) })
+        .from(t)
+        .where(isNotNull(t.dueAt))
+        .prepare(),
+    );
+    this.dueStmt = lazy(() =>
+      db
+        .select()
+        .from(t)
+        .where(lte(t.dueAt, ph("now")))
+        .orderBy(asc(t.dueAt), asc(t.createdAt))
+        .limit(ph("limit"))
+        .prepare(),
+    );
+    this.refundTotalsStmt = lazy(() =>
+      db
+        .select({
+          orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
+          processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
+        })
+        .from(t)
+        .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), ne(t.status, "FAILED")))
+        .prepare(),
+    );
+    this.succeededRefundsStmt = lazy(() =>
+      db
+        .select({
+          orderAmount: sql<number>`coalesce(sum(${t.orderAmount}), 0)`,
+          processedAmount: sql<number>`coalesce(sum(${t.processedAmount}), 0)`,
+        })
+        .from(t)
+        .where(and(eq(t.parentId, ph("parentId")), eq(t.kind, "refund"), eq(t.status, "SUCCEED")))
+        .prepare(),
+    );
   }
 
   insert(row: TransactionRow): void {
