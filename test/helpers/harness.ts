@@ -10,6 +10,7 @@ import { type Config, defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { type Ids, sequentialIds } from "../../src/platform/ids.js";
+import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
 
 export const BUILTIN = {
   merchantKey: "sandbox_merchant_key",
@@ -78,7 +79,7 @@ export interface TestServer {
  * root and a hand-moved wall clock for the registry, behind supertest.
  */
 export function makeServer(
-  opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number } = {},
+  opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number; webhooks?: DispatcherOptions } = {},
 ): TestServer {
   const clock = new ManualClock(opts.start ?? T0);
   let wallMs = Date.UTC(2026, 10, 1);
@@ -88,6 +89,7 @@ export function makeServer(
     config,
     clock,
     wallNow: wall.now,
+    ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
   });

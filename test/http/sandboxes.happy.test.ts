@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { startSwitchServer } from "../unit/webhooks.support.js";
 import { CARDS, cardPaymentBody } from "./payments.body.js";
 import { subscriptionBody, tokenizeBody } from "./subscriptions.support.js";
 
@@ -232,5 +233,49 @@ describe("two sandboxes advancing at once", () => {
     expect(await paths(a.base)).toEqual(new Set(["/a"]));
     expect(await paths(b.base)).toEqual(new Set(["/b"]));
     expect(await journal("")).toEqual([]);
+  });
+});
+
+describe("fairness", () => {
+  it("a sandbox whose receiver never answers, in a long advance, stalls neither another's requests nor its webhooks", async () => {
+    s = makeServer({ webhooks: { timeoutMs: 1_500 } });
+    receiver = await startReceiver();
+    const silent = await startSwitchServer();
+    silent.mode = "hang";
+    try {
+      const a = await s.create();
+      const b = await s.create();
+      const tokenA = await s.token(a.base);
+      const tokenB = await s.token(b.base);
+      // A: a payment whose webhook hangs, then an advance that must wait for that attempt to end
+      await s.http
+        .post(`${a.base}/api/v1/payments/card`)
+        .set("authorization", tokenA)
+        .send(cardPaymentBody({ callbackUrl: `${silent.url}/a` }));
+      await silent.waitFor(1);
+      let advancedA = false;
+      const advanceA = s.http
+        .post(`${a.base}/_sandbox/clock/advance`)
+        .send({ by: "P1Y" })
+        .then((r) => {
+          advancedA = true;
+          return r;
+        });
+      // B meanwhile: payments answered, their webhooks delivered, its own advance done, all before A's advance ends
+      for (let i = 0; i < 5; i++) {
+        const pay = await s.http
+          .post(`${b.base}/api/v1/payments/card`)
+          .set("authorization", tokenB)
+          .send(cardPaymentBody({ callbackUrl: `${receiver.url}/b` }));
+        expect(pay.status).toBe(200);
+      }
+      await receiver.waitFor(5);
+      expect((await s.http.post(`${b.base}/_sandbox/clock/advance`).send({ by: "P1M" })).status).toBe(200);
+      expect(advancedA).toBe(false);
+      silent.dropHanging();
+      expect((await advanceA).status).toBe(200);
+    } finally {
+      await silent.close();
+    }
   });
 });
