@@ -42,10 +42,18 @@ export class SubscriptionScheduler implements DueWork {
     private readonly subscriptions: BillingSource,
     private readonly clock: Clock,
     private readonly batch = SUBSCRIPTION_BATCH,
-  ) {}
+  ) {
+    this.fit = batch;
+  }
 
   /** The tick whose charges did not all fit in one batch: the next run() continues it at that instant. */
   private resumeAt: number | undefined;
+  /**
+   * Rows to read for the next batch: about what the last one handled before its deadline (a
+   * quarter more), so a batch that stops at the deadline reads few rows it does not reach (they
+   * are read again by the next one). Never more than `batch`; back to it once a batch fits.
+   */
+  private fit: number;
 
   nextDueAt(): number | undefined {
     // a running clock (time scale) moves on while a tick's batches run: they stay that tick's
@@ -62,8 +70,11 @@ export class SubscriptionScheduler implements DueWork {
    */
   run(now: number, deadline?: number): { charges: number } {
     const at = this.resumeAt ?? now;
-    const { charges, more } = this.subscriptions.runDue(at, this.batch, deadline);
+    const limit = this.fit;
+    const { rows, charges, more } = this.subscriptions.runDue(at, limit, deadline);
     this.resumeAt = more ? at : undefined;
+    // stopped by the deadline: read about as many next time; else as many as allowed
+    this.fit = more && rows < limit ? Math.min(this.batch, Math.max(1, Math.ceil(rows * 1.25))) : this.batch;
     return { charges };
   }
 }

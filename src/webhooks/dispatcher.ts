@@ -77,10 +77,50 @@ interface Flight {
   abort: (reason: Error) => void;
 }
 
+interface ParkedRow {
+  seq: number;
+  id: string;
+}
+
+/**
+ * One destination's parked rows, oldest due first: a FIFO whose take is O(1). It was an array
+ * taken from with shift(), which copies the whole rest of a large array every time: with 200,000
+ * callbacks parked behind one receiver, claims spent 11 s of a 45 s advance in shift(), up to
+ * ~64 ms a claim at 1,000,000 (issue 19). Taken slots are dropped once they are half the array.
+ */
+class ParkedQueue {
+  private items: Array<ParkedRow | undefined> = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(row: ParkedRow): void {
+    this.items.push(row);
+  }
+
+  shift(): ParkedRow | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const row = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head >= 1024 && this.head * 2 >= this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return row;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
 interface Destination {
   active: number;
   /** Parked rows (seq, id), oldest due first. */
-  queue: Array<{ seq: number; id: string }>;
+  queue: ParkedQueue;
 }
 
 /** When attempt `n` (1-based) failed at `failedAt`: the next attempt's time, or null when it was the last. */
@@ -294,7 +334,7 @@ export class WebhookDispatcher implements DueWork {
       const dest = this.dests.get(key);
       if (!dest) continue;
       while (dest.active < this.concurrency && dest.queue.length > 0) {
-        const p = dest.queue.shift() as { seq: number; id: string };
+        const p = dest.queue.shift() as ParkedRow;
         this.parkedCount--;
         const row = this.repo.parked(p.seq);
         if (!row || row.id !== p.id) continue; // reset or settled meanwhile
@@ -412,7 +452,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** Forgets parked rows (reset dropped them). */
   clear(): void {
-    for (const dest of this.dests.values()) dest.queue.length = 0;
+    for (const dest of this.dests.values()) dest.queue.clear();
     this.ready.clear();
     this.parkedCount = 0;
   }
@@ -425,7 +465,7 @@ export class WebhookDispatcher implements DueWork {
   private dest(key: string): Destination {
     let dest = this.dests.get(key);
     if (!dest) {
-      dest = { active: 0, queue: [] };
+      dest = { active: 0, queue: new ParkedQueue() };
       this.dests.set(key, dest);
     }
     return dest;

@@ -115,13 +115,17 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
       order.push(input.subscriptionId as string);
       return enqueue(input);
     });
+    const spy = vi.spyOn(s.ctx.billing, "runDue");
     const past = performance.now() - 1; // a slice already used up: one charge per run
     expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
     expect(sched.nextDueAt()).toBe(s.clock.nowMs()); // more is due at the same tick
     expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
-    expect(sched.run(s.clock.nowMs())).toEqual({ charges: 2 }); // no deadline: the batch's limit only
+    expect(sched.run(s.clock.nowMs())).toEqual({ charges: 2 }); // no deadline: the limit only
+    expect(sched.run(s.clock.nowMs())).toEqual({ charges: 0 }); // that batch was full: one more look
     expect(order).toEqual(ids);
     expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
+    // a batch stopped by the deadline reads about what it reached next time (1 → 2), then the full batch again
+    expect(spy.mock.calls.map((c) => c[1])).toEqual([5, 2, 2, 5]);
   });
 
   it("a late run (the server was down) charges every missed date, in order, with its own chargeDate", () => {
