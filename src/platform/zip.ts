@@ -11,7 +11,7 @@
  *
  * LIMITATIONS:
  * - no ZIP64: an entry or the archive past 4 GiB is refused with an error (Excel opens ZIP64
- *   parts badly; a 1,000,000-row report sheet is ~0.4 GiB of XML).
+ *   parts badly; a 1,000,000-row report sheet is ~0.55 GiB of XML).
  */
 import { constants, deflateRawSync, crc32 as nodeCrc32 } from "node:zlib";
 
