@@ -52,7 +52,13 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
 ];
 
 /** What `GET /` answers a client that asks for JSON (browsers get the dashboard, CONTRACT §7). */
-const INDEX = { name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" };
+const INDEX = {
+  name: "paysandbox",
+  docs: "/docs",
+  openapi: "/openapi.json",
+  health: "/_sandbox/health",
+  sandboxes: "/_sandbox/sandboxes",
+};
 
 /** Only a client that prefers JSON to HTML gets JSON; a browser, an Accept of any type or none at all gets the dashboard. */
 const wantsJson = (c: Context) =>

@@ -96,7 +96,13 @@ export function createServer(opts: ServerOptions): Server {
       if (!SANDBOX_ID.test(id)) throw sandboxNotFound(safeDecode(id));
       return await sandboxes.fetch(id, req, env);
     } catch (err) {
-      if (err instanceof SandboxError) return jsonError(err.status, err.message);
+      if (err instanceof SandboxError) {
+        logger.info(
+          { method: req.method, status: err.status, errorMessage: err.message },
+          `${req.method} ${PREFIX}${id.slice(0, 64)} ${err.status}: ${err.message}`,
+        );
+        return jsonError(err.status, err.message);
+      }
       logger.error({ err }, "sandbox request failed");
       return jsonError(500, "Internal error");
     }
