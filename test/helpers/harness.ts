@@ -77,10 +77,17 @@ export interface TestServer {
  * The whole server (src/compose.ts: the root and its sandboxes) on `:memory:`, a ManualClock for the
  * root and a hand-moved wall clock for the registry, behind supertest.
  */
-export function makeServer(opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number } = {}): TestServer {
+export function makeServer(
+  opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number } = {},
+): TestServer {
   const clock = new ManualClock(opts.start ?? T0);
   let wallMs = Date.UTC(2026, 10, 1);
-  const wall = { now: () => wallMs, advance: (ms: number) => void (wallMs += ms) };
+  const wall = {
+    now: () => wallMs,
+    advance: (ms: number) => {
+      wallMs += ms;
+    },
+  };
   const config = defaultConfig({ publicUrl: "http://sandbox.test", ...opts.config });
   const server = createServer({
     config,
