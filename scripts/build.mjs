@@ -111,6 +111,8 @@ try {
     `${readFileSync("src/testing/types.ts", "utf8")}
 /** Starts a sandbox in this process on \`:memory:\`, with a receiver for its webhooks. */
 export declare function startSandbox(options?: StartSandboxOptions): Promise<TestSandbox>;
+/** Creates a sandbox on the paysandbox server at \`serverUrl\` (CONTRACT §8), with a receiver for its webhooks; \`close()\` deletes it. */
+export declare function connectSandbox(serverUrl: string, options?: ConnectSandboxOptions): Promise<TestSandbox>;
 `,
   );
   const scalar = join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js");

@@ -7,7 +7,7 @@
 import { Command, CommanderError, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
-import { runCommand, USAGE_ERROR } from "./run.js";
+import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 
 export interface CliDeps {
@@ -53,17 +53,20 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .command("run")
     .description("run the steps of scenario files; exit 0 when all pass, 1 when any fails, 2 when a file is missing or invalid")
     .argument("<files...>", "scenario files (.yaml, .yml, .json)")
-    .option("--target <url>", "run against this running sandbox instead of a fresh one per file")
+    .option(
+      "--target <url>",
+      "run each file in a new sandbox of its own on this running server (deleted after the run), instead of a fresh one in this process",
+    )
+    .option("--keep", "with --target: keep each file's sandbox and print its baseUrl")
+    .option("--parallel <n>", "files run at once (default: the number of files, up to 8)")
     .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .option("--junit <file>", "also write a JUnit XML report there")
     .addOption(new Option("--reporter <name>", "what to print").choices(["pretty", "json"]).default("pretty"))
     .exitOverride()
     .showHelpAfterError()
-    .action(
-      async (files: string[], opts: { target?: string; adminToken?: string; junit?: string; reporter: "pretty" | "json" }) => {
-        exit(await runCommand(files, opts));
-      },
-    );
+    .action(async (files: string[], opts: RunCommandOptions) => {
+      exit(await runCommand(files, opts));
+    });
 
   program
     .command("schema")

@@ -83,7 +83,12 @@ export function makeServer(
 ): TestServer {
   const clock = new ManualClock(opts.start ?? T0);
   let wallMs = Date.UTC(2026, 10, 1);
-  const wall = { now: () => wallMs, advance: (ms: number) => void (wallMs += ms) };
+  const wall = {
+    now: () => wallMs,
+    advance: (ms: number) => {
+      wallMs += ms;
+    },
+  };
   const config = defaultConfig({ publicUrl: "http://sandbox.test", ...opts.config });
   const server = createServer({
     config,
