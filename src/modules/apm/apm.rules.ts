@@ -8,15 +8,14 @@ import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
 import { type ApmMethod, type Direction, methodOf, takesCurrency } from "./methods.js";
 
-const maskTail = (s: string): string => (s.length <= 4 ? "*".repeat(s.length) : `${"*".repeat(s.length - 4)}${s.slice(-4)}`);
-
 /**
- * The apmPayload as it may be kept and echoed (apmRequestPayload): account numbers keep their last
- * 4 digits, a wallet token keeps its shape without its data, a decrypted PAN becomes a card mask.
+ * The apmPayload as it may be kept and echoed (apmRequestPayload, CONTRACT §3 "Hosted payment page"):
+ * the typed fields as sent or entered (bank account numbers and wallet ids are not card data, and a
+ * test asserts what it sent), a wallet token with its shape but not its data, a decrypted PAN as its
+ * card mask.
  */
 export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...payload };
-  if (typeof out.accountNumber === "string") out.accountNumber = maskTail(out.accountNumber);
   if (out.token !== undefined) out.token = { paymentData: { data: "[masked]" } };
   if (out.decrypted !== undefined) {
     const pan = (payload.decrypted as { applicationPrimaryAccountNumber?: unknown }).applicationPrimaryAccountNumber;

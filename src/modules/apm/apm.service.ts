@@ -14,7 +14,8 @@
  *
  * LIMITATIONS:
  * - `paymentType` must be the method's own type (no routing by country or provider route);
- * - the apmPayload echo keeps unknown keys as sent; only the catalog's sensitive fields are masked.
+ * - the apmPayload echo keeps every key as sent (and the HPP's fields as entered); only card data
+ *   (a wallet token's data, a decrypted PAN) is masked.
  */
 import { luhnValid } from "../../platform/cards.js";
 import type { Clock } from "../../platform/clock.js";
