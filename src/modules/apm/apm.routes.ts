@@ -1,4 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../http/env.js";
 import { errorResponses, httpUrl, jsonResponse, pathParam } from "../../http/schemas.js";
 import {
   AmountSchema,
@@ -12,7 +14,8 @@ import {
   text,
 } from "../../http/wire.js";
 import { hmacBase64 } from "../../platform/crypto.js";
-import { FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
+import { judgeMethod } from "./apm.rules.js";
+import { type Direction, FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 
@@ -234,9 +237,34 @@ function payoutExamples() {
 
 const IdParam = pathParam("id", "tx_4fQ...");
 
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Runs before the body's validation on the APM create routes (CONTRACT §3 "APM methods"): the
+ * method, its direction, paymentType and currency are judged first, because which fields a body
+ * needs depends on them (a payout method sent as a pay-in is refused for its method, not for a
+ * field only pay-ins check). A body that is not JSON is left to the validator.
+ */
+function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+      let raw: unknown;
+      try {
+        raw = await c.req.json();
+      } catch {
+        raw = undefined;
+      }
+      if (isRecord(raw) && isRecord(raw.apmPayload)) judgeMethod(raw.apmPayload, direction, raw.currency);
+    }
+    await next();
+  };
+}
+
 export const createApmPaymentRoute = createRoute({
   method: "post",
   path: "/payments/apm",
+  middleware: [methodFirst("payin")],
   tags,
   summary: "Create an APM pay-in (PROCESSING, PENDING + redirect/QR, SUCCEED for wallets, or FAILED)",
   request: {
@@ -272,6 +300,7 @@ export const apmInfoRoute = createRoute({
 export const createApmPayoutRoute = createRoute({
   method: "post",
   path: "/payouts/apm",
+  middleware: [methodFirst("payout")],
   tags,
   summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
   request: {

@@ -56,8 +56,9 @@ export class ApmService {
 
   /**
    * Interface §4.11, the one use case behind POST /payments/apm: accountId, amount, the method's
-   * direction/type/currency and the request checksum are checked first (400 naming the field,
-   * nothing written), then, idempotently on requestId (operation "apm_payment"), the outcome.
+   * direction/type/currency (the route judged these before the body's fields) and the request
+   * checksum are checked first (400 naming the field, nothing written), then, idempotently on
+   * requestId (operation "apm_payment"), the outcome.
    */
   createPayment(merchant: Merchant, body: ApmPaymentRequest): IdempotentResult<ApmCreateResponse> {
     requireOwnMerchant(merchant, "accountId", body.accountId);
