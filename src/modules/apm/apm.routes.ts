@@ -38,13 +38,28 @@ export const ApmPayloadSchema = z
     accountHolderName: payloadField("accountHolderName"),
     bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
     token: z
-      .looseObject({ paymentData: z.looseObject({ data: text() }) })
+      .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
       .optional()
-      .openapi({ description: "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data" }),
+      .openapi({
+        description:
+          "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
+      }),
     decrypted: z
       .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
       .optional()
       .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
+  })
+  .superRefine((payload, ctx) => {
+    // interface §4.13 items 3-4: the encrypted flow's data, unless the decrypted flow's PAN is sent
+    if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "object",
+        input: undefined,
+        path: ["token", "paymentData"],
+        message: "received undefined",
+      });
+    }
   })
   .openapi("ApmPayload");
 

@@ -11,12 +11,13 @@ import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from
 /**
  * The apmPayload as it may be kept and echoed (apmRequestPayload, CONTRACT §3 "Hosted payment page"):
  * the typed fields as sent or entered (bank account numbers and wallet ids are not card data, and a
- * test asserts what it sent), a wallet token with its shape but not its data, a decrypted PAN as its
- * card mask.
+ * test asserts what it sent), a wallet token without its data (nothing of a token sent beside a
+ * decrypted PAN), a decrypted PAN as its card mask.
  */
 export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...payload };
-  if (out.token !== undefined) out.token = { paymentData: { data: "[masked]" } };
+  const token = payload.token as { paymentData?: unknown } | undefined;
+  if (token !== undefined) out.token = token?.paymentData === undefined ? {} : { paymentData: { data: "[masked]" } };
   if (out.decrypted !== undefined) {
     const pan = (payload.decrypted as { applicationPrimaryAccountNumber?: unknown }).applicationPrimaryAccountNumber;
     out.decrypted = {
