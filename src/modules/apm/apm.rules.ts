@@ -2,7 +2,7 @@
  * The rules APM pay-ins and payouts share (CONTRACT §3 "APM methods", "APM flows"): the method's
  * checks, the first status from an outcome, and the payload as it may be kept. Pure functions.
  */
-import { cardMask } from "../../platform/cards.js";
+import { maskNumber } from "../../platform/cards.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
@@ -21,7 +21,7 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
   if (out.decrypted !== undefined) {
     const pan = (payload.decrypted as { applicationPrimaryAccountNumber?: unknown }).applicationPrimaryAccountNumber;
     out.decrypted = {
-      applicationPrimaryAccountNumber: typeof pan === "string" ? cardMask(pan.slice(0, 6), pan.slice(-4)) : null,
+      applicationPrimaryAccountNumber: typeof pan === "string" ? maskNumber(pan) : null,
     };
   }
   return out;
