@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
-import { errorResponses, httpUrl, jsonResponse, pathParam } from "../../http/schemas.js";
+import { readRoute } from "../../http/reads.js";
+import { errorResponses, httpUrl, jsonResponse } from "../../http/schemas.js";
 import {
   AmountSchema,
   BillingDetailsSchema,
@@ -250,7 +251,7 @@ function payoutExamples() {
   return examples;
 }
 
-const IdParam = pathParam("id", "tx_4fQ...");
+const ID_EXAMPLE = "tx_4fQ...";
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -294,22 +295,22 @@ export const createApmPaymentRoute = createRoute({
   },
 });
 
-export const apmStatusRoute = createRoute({
-  method: "get",
+export const apmStatusRoute = readRoute({
   path: "/payments/apm/status/{id}",
   tags,
   summary: "Current status of an APM pay-in",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(StatusSchema, "Status"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: StatusSchema,
+  description: "Status",
 });
 
-export const apmInfoRoute = createRoute({
-  method: "get",
+export const apmInfoRoute = readRoute({
   path: "/payments/apm/info/{id}",
   tags,
   summary: "An APM pay-in in the APM-callback shape (§6.6)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: ApmCallbackSchema,
+  description: "The record",
 });
 
 export const createApmPayoutRoute = createRoute({
@@ -331,11 +332,11 @@ export const createApmPayoutRoute = createRoute({
   },
 });
 
-export const apmPayoutInfoRoute = createRoute({
-  method: "get",
+export const apmPayoutInfoRoute = readRoute({
   path: "/payouts/apm/info/{id}",
   tags,
   summary: "An APM payout: the webhook body (§4.12, §6.6 payout form)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: ApmCallbackSchema,
+  description: "The record",
 });
