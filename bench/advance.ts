@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { ManualClock } from "../src/platform/clock.js";
-import { emit, freePort, ROOT, startCountingReceiver } from "./lib.js";
+import { emit, freePort, percentile, ROOT, startCountingReceiver } from "./lib.js";
 
 const SIZE = Number(process.env.BENCH_SIZE ?? 100_000);
 const NOW = Date.UTC(2026, 2, 1, 0, 0, 0); // every seeded subscription is due at 2026-03-01T00:00Z
@@ -118,8 +118,7 @@ try {
   const seconds = (performance.now() - t0) / 1000;
   const status = readFileSync(`/proc/${proc.pid}/status`, "utf8");
   const peakRssMb = Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
-  health.sort((a, b) => a - b);
-  const pct = (p: number) => Number((health[Math.min(health.length - 1, Math.floor((p / 100) * health.length))] ?? 0).toFixed(1));
+  const pct = (p: number) => Number(percentile(health, p).toFixed(1));
   const received = await receiver.received();
   console.log(
     `advance over ${SIZE} due subscriptions: ${ran.ran.charges} charges, ${ran.ran.deliveries} deliveries (receiver got ${received}) in ${seconds.toFixed(1)} s; ` +

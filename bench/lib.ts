@@ -661,15 +661,11 @@ export async function sequentialLatency(opts: SequentialOptions): Promise<LoadRe
     const elapsed = (performance.now() - start) / 1000;
     const cpu1 = opts.pid ? processCpuMs(opts.pid) : undefined;
     const total = samples.length + errors + non2xx;
-    samples.sort((a, b) => a - b);
-    const at = (q: number) => {
-      const v = samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? 0;
-      return Math.round(v * 100) / 100;
-    };
+    const at = (p: number) => Math.round(percentile(samples, p) * 100) / 100;
     const out: LoadResult = {
       rps: Math.round(total / elapsed),
-      p50: at(0.5),
-      p99: at(0.99),
+      p50: at(50),
+      p99: at(99),
       errors,
       non2xx,
       total,
@@ -705,6 +701,17 @@ export async function coldStart(runs = 5): Promise<{ medianMs: number; runsMs: n
     }
   }
   return { medianMs: median(runsMs), runsMs };
+}
+
+/**
+ * The p-th percentile (0 < p ≤ 100) of `xs` by nearest rank: the smallest sample with at least p%
+ * of the samples at or below it (`percentile(xs, 100)` is the largest); 0 for no samples. The one
+ * percentile of the benches.
+ */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
 export function median(xs: number[]): number {

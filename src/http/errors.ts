@@ -215,7 +215,8 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
       if (wantsErrorField(c)) return c.json({ error: err.message }, err.status);
       if (err.status !== 400) return c.json(errorBody(err.message), err.status);
       const first = (err.problems.length > 0 ? err.problems : problemOfMessage(err.message)).map(withHint);
-      const raw = c.req.method === "GET" ? undefined : await rawInput(c, "json");
+      // a refused body (nested too deep) is not parsed again to look for more problems
+      const raw = c.req.method === "GET" || first[0]?.field === "body" ? undefined : await rawInput(c, "json");
       const problems = mergeProblems(first, bodyProblems(raw));
       c.set("errorMessage", withReason(err.message, problems));
       return c.json(badRequestBody(err.message, problems), 400);

@@ -37,7 +37,7 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
         merchant: merchant.mid,
         amount: formatAmount(row.orderAmount, row.orderCurrency),
         currency: row.orderCurrency,
-        cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+        cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
         iframe: c.req.valid("query").mode === "iframe",
       });
       return c.html(page, 200, NO_STORE);

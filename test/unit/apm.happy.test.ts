@@ -41,7 +41,7 @@ describe("data collection and the kept payload", () => {
     ]);
   });
 
-  it("echoPayload masks account numbers, drops token data and reduces a PAN to its mask", () => {
+  it("echoPayload keeps account numbers as sent, drops token data and reduces a PAN to its mask", () => {
     expect(
       echoPayload({
         paymentMethod: "APPLE_PAY",
@@ -51,7 +51,7 @@ describe("data collection and the kept payload", () => {
       }),
     ).toEqual({
       paymentMethod: "APPLE_PAY",
-      accountNumber: "********6789",
+      accountNumber: "000123456789",
       token: { paymentData: { data: "[masked]" } },
       decrypted: { applicationPrimaryAccountNumber: "411111******1111" },
     });

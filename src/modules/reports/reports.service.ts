@@ -44,7 +44,7 @@ export function toReportRow(r: ReportDbRow): ReportRow {
     processedAmount: r[10],
     processedCurrency: r[11],
     conversionRate: r[12],
-    cardMask: r[13] && r[14] ? cardMask(r[13], r[14]) : null,
+    cardMask: r[13] && r[14] ? cardMask(r[13], r[14], r[18]) : null,
     createdAt: r[15],
     lastModifiedAt: r[16],
   };

@@ -42,7 +42,7 @@ const Fact: FC<{ term: string; children?: unknown }> = ({ term, children }) =>
 const Facts: FC<{ v: TransactionView }> = ({ v }) => {
   const r = v.row;
   const converted = r.processedCurrency !== r.orderCurrency || r.processedAmount !== r.orderAmount;
-  const card = cardOf(r.cardBin, r.cardLast4);
+  const card = cardOf(r.cardBin, r.cardLast4, r.cardLength);
   return (
     <dl class="facts" id="facts">
       <Fact term="Kind">{kindLabel(r.kind)}</Fact>

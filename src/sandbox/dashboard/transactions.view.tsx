@@ -122,7 +122,7 @@ export const TransactionRowView: FC<{ r: TransactionListRow; merchant: string }>
       {r.declineCode !== null ? <div class="small muted">{declineText(r.declineCode)}</div> : null}
     </td>
     <td class="num">{money(r.orderAmount, r.orderCurrency)}</td>
-    <td class="mono">{cardOf(r.cardBin, r.cardLast4) ?? r.paymentMethod ?? ""}</td>
+    <td class="mono">{cardOf(r.cardBin, r.cardLast4, r.cardLength) ?? r.paymentMethod ?? ""}</td>
     <td class="mono small">{r.requestId ?? ""}</td>
   </tr>
 );
