@@ -4,8 +4,8 @@
  *     → src/sandbox, src/sandboxes and src/modules
  *       → src/webhooks, src/scheduler, src/scenarios
  *         → src/http, src/platform, src/db (and config.ts, logger.ts)
- * and no import cycles. Handlers may name the AppContext *type* of the composition root (they
- * receive it), but nothing below the entry points may import its code.
+ * and no import cycles. Nothing below the entry points imports them, not even a type: a handler's
+ * register function declares the few services it uses, and the composition root's AppContext fits.
  */
 const ENTRY = "^src/(main|app|context|compose|cli)\\.tsx?$|^src/(cli|runner|testing)/";
 const UPPER = "^src/(sandbox|sandboxes|modules)/";
@@ -24,9 +24,10 @@ module.exports = {
     {
       name: "upper-not-to-entry",
       severity: "error",
-      comment: "sandbox/ and modules/ must not import the entry points (a type-only import of AppContext is allowed).",
+      comment:
+        "sandbox/, sandboxes/ and modules/ must not import the entry points, not even a type: a handler declares the few services it uses.",
       from: { path: UPPER },
-      to: { path: ENTRY, dependencyTypesNot: ["type-only"] },
+      to: { path: ENTRY },
     },
     {
       name: "middle-not-up",

@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
@@ -13,9 +12,10 @@ import {
   createApmPaymentRoute,
   createApmPayoutRoute,
 } from "./apm.routes.js";
+import type { ApmService } from "./apm.service.js";
 
 /** APM pay-ins and payouts: create, status and info (interface §4.11, §4.12; CONTRACT §3), under /api/v1 and /v1. */
-export function registerApm(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) {
   gatewayRoute(app, createApmPaymentRoute, (c) => {
     const result = ctx.apm.createPayment(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body as ApmCreateResponseBody, 200);
