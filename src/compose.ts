@@ -190,6 +190,10 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
     nextDueAt: () => ctx.work.nextDueAt(),
     busy: () => ctx.webhooks.busy,
     saveClock: () => ctx.clockStore.save(),
+    startClockAt(ms) {
+      clock.resetTo(ms);
+      ctx.clockStore.save();
+    },
     async close(graceMs) {
       await ctx.work.idle();
       // where its work is due, before the dispatcher stops (a stopped one reports none)
