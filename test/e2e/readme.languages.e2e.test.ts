@@ -166,6 +166,28 @@ describe("README: the parallel test suites' fixtures, run by their own test runn
     expect(r.output).toMatch(/^ok\s+example\.com\/checkout/m);
   });
 
+  it.concurrent("vitest: checkout.test.ts with connectSandbox from paysandbox/testing", async ({ expect }) => {
+    // inside the package, so `paysandbox/testing` resolves to this build (dist/testing.js), as in a user's project
+    const dir = mkdtempSync(join(ROOT, "test", ".readme-ts-"));
+    try {
+      for (const [name, content] of blocks.get("ts") ?? []) writeFileSync(join(dir, name), content);
+      writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: { include: ['*.test.ts'] } };\n");
+      const r = await run(
+        process.execPath,
+        [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mjs"],
+        {
+          cwd: dir,
+          env: { PAYSANDBOX_URL: server.url },
+        },
+      );
+      ran++;
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toMatch(/Tests\s+1 passed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("every fixture deleted the sandbox it made, whatever its tests did", async () => {
     if (ran === 0) return;
     const list = await fetch(`${server.url}/_sandbox/sandboxes`);
