@@ -6,7 +6,7 @@
 // of module resolutions.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
-// exceljs on the first .xlsx report).
+// exceljs on the first .xlsx report, qrcode and pngjs on the first QR pay-in).
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites.
 //
 // The build goes to a fresh temp folder beside dist/ and is moved in with renames (swapInto), so
@@ -92,7 +92,7 @@ try {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs"],
+    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs", "qrcode", "pngjs"],
     // CommonJS dependencies call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
