@@ -156,7 +156,9 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
   const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
   // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
   if (shared.groupCommit) enableGroupCommit(db.$client);
-  const stopCheckpoints = shared.groupCommit ? checkpointInBackground(db, spec.path) : async () => undefined;
+  const stopCheckpoints = shared.groupCommit
+    ? checkpointInBackground(db, spec.path)
+    : async (_?: { beforeClose?: boolean }) => undefined;
   const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
   const saved = new ClockStore(db, clock).load();
   if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
@@ -205,7 +207,7 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
       // an attempt cut off is retried: open it again soon to do so
       const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
       let image: Buffer | undefined;
-      await stopCheckpoints();
+      await stopCheckpoints({ beforeClose: true });
       if (db.$client.open) {
         ctx.clockStore.save();
         if (spec.path === ":memory:") image = db.$client.serialize();
