@@ -15,7 +15,12 @@ import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from
  * decrypted PAN), a decrypted PAN as its card mask.
  */
 export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...payload };
+  const out: Record<string, unknown> = {};
+  // keys the schema does not name are kept as sent, but never card data: no CVV, no card number in clear
+  for (const [key, value] of Object.entries(payload)) {
+    if (CVV_KEY.test(key)) continue;
+    out[key] = CARD_KEY.test(key) && typeof value === "string" && /^\d{12,19}$/.test(value) ? maskNumber(value) : value;
+  }
   const token = payload.token as { paymentData?: unknown } | undefined;
   if (token !== undefined) out.token = token?.paymentData === undefined ? {} : { paymentData: { data: "[masked]" } };
   if (out.decrypted !== undefined) {
@@ -26,6 +31,11 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
   }
   return out;
 }
+
+/** A key that holds a card's security code (`cvv`, `cvc2`, `securityCode`, `card_cvv`): dropped. */
+const CVV_KEY = /(cvv|cvc|securitycode|security_code)/i;
+/** A key that holds a card number (`cardNumber`, `pan`, `card_number`): its digits are kept as a mask. */
+const CARD_KEY = /^(pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
 
 /** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (CONTRACT §3 "APM flows"). */
 export const SETTLING: OutcomeSpec = { status: "PROCESSING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
