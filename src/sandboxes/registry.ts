@@ -399,16 +399,11 @@ export class SandboxRegistry {
     }
   }
 
-  /** One close at a time, each after the I/O waiting by then: many closes in one tick do not hold requests up. */
-  private closeQueue: Promise<void> = Promise.resolve();
 
   private closeOne(id: string, graceMs = 0): Promise<void> {
     const entry = this.opened.get(id);
     if (!entry) return Promise.resolve();
-    const queued = graceMs === 0 && !this.stopped;
-    const turn = queued ? this.closeQueue.then(() => new Promise<void>((r) => setImmediate(r))) : Promise.resolve();
     entry.closing ??= (async () => {
-      await turn;
       try {
         const closed = await entry.comp.close(graceMs);
         const row = this.rows.get(id);
@@ -429,7 +424,6 @@ export class SandboxRegistry {
         this.opened.delete(id);
       }
     })();
-    if (queued) this.closeQueue = entry.closing;
     return entry.closing;
   }
 
