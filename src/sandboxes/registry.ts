@@ -399,7 +399,6 @@ export class SandboxRegistry {
     }
   }
 
-
   private closeOne(id: string, graceMs = 0): Promise<void> {
     const entry = this.opened.get(id);
     if (!entry) return Promise.resolve();
