@@ -847,3 +847,57 @@ export function paymentBody(requestId: string, callbackUrl?: string): string {
     device: { ip: "203.0.113.7", userAgent: "autocannon" },
   });
 }
+
+export interface ProbeResult {
+  probes: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Times `GET <url>/_sandbox/health` one request at a time on one keep-alive socket (node:http, so
+ * the probe takes little of the machine), `gapMs` between answers, until `end()`: how long the
+ * server's event loop leaves a request waiting. Measure an idle server with it in the same run and
+ * quote the ratio (issue 19: latency targets as a ratio to a floor measured in the same run).
+ */
+export function healthProbe(url: string, gapMs = 5): { end(): Promise<ProbeResult> } {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  let stop = false;
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const t0 = performance.now();
+      const req = httpGet(`${url}/_sandbox/health`, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => {
+          times.push(performance.now() - t0);
+          resolve();
+        });
+      });
+      req.on("error", () => resolve());
+    });
+  const loop = (async () => {
+    while (!stop) {
+      await once();
+      await delay(gapMs);
+    }
+  })();
+  return {
+    async end() {
+      stop = true;
+      await loop;
+      agent.destroy();
+      const s = [...times].sort((a, b) => a - b);
+      const pct = (p: number) => Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(2));
+      return { probes: s.length, p50: pct(50), p99: pct(99), max: pct(100) };
+    },
+  };
+}
+
+/** A probe of `ms` real ms (an idle server's floor, measured in the same run as the busy figure). */
+export async function probeFor(url: string, ms: number, gapMs = 5): Promise<ProbeResult> {
+  const p = healthProbe(url, gapMs);
+  await delay(ms);
+  return p.end();
+}

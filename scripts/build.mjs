@@ -103,7 +103,16 @@ try {
     logLevel: "warning",
   };
   // Two bundles side by side in dist/ (each finds migrations/ and assets/ beside itself).
-  await build({ ...common, entryPoints: { server: "src/main.ts", testing: "src/testing/index.ts" }, outdir: out });
+  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), beside server.js.
+  await build({
+    ...common,
+    entryPoints: {
+      server: "src/main.ts",
+      testing: "src/testing/index.ts",
+      "report-worker": "src/modules/reports/reports.worker.ts",
+    },
+    outdir: out,
+  });
   cpSync("src/db/migrations", join(out, "migrations"), { recursive: true });
   // The public types of paysandbox/testing: types.ts declares only types, so it is a valid .d.ts.
   writeFileSync(

@@ -13,8 +13,14 @@ export interface DueWork {
   readonly name: string;
   /** The earliest virtual ms at which it has something to do, or undefined for nothing. */
   nextDueAt(): number | undefined;
-  /** Does what is due at `now`; returns counts to add to `ran`. */
-  run(now: number): Promise<Record<string, number>> | Record<string, number>;
+  /**
+   * Does what is due at `now`; returns counts to add to `ran`. `deadline` (a `performance.now()`
+   * instant, the end of the runner's slice) bounds a source whose work divides (rows, charges): it
+   * does at least one unit, stops once past the deadline and leaves the rest due (nextDueAt still
+   * says so), so no single run() holds the event loop much past the slice (issue 19). Without one,
+   * only the source's own count limit applies (tests that call run() by hand).
+   */
+  run(now: number, deadline?: number): Promise<Record<string, number>> | Record<string, number>;
   /**
    * Work run() started and left under way (webhook requests on the wire): a promise that settles
    * when some of it finishes and is recorded, or undefined when none is. A settling run waits on
@@ -37,8 +43,12 @@ export interface RunOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** Real ms of work after which a run yields to other I/O (issue 13: health stays fast during a long advance). */
-const SLICE_MS = 10;
+/**
+ * Real ms of work after which a run yields to other I/O (issues 13, 19: health stays fast during a
+ * long advance). Each source's run() is bounded by the slice too (its `deadline`), so a request
+ * waits at most about one slice for the event loop.
+ */
+export const SLICE_MS = 5;
 
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
 
@@ -126,7 +136,7 @@ export class DueWorkRunner {
       }
       if (!best) break;
       if (best.at > this.clock.nowMs()) this.clock.advanceTo(best.at);
-      const counts = await best.source.run(this.clock.nowMs());
+      const counts = await best.source.run(this.clock.nowMs(), sliceStart + SLICE_MS);
       for (const [k, v] of Object.entries(counts)) ran[k] = (ran[k] ?? 0) + v;
     }
     if (until > this.clock.nowMs()) this.clock.advanceTo(until);

@@ -14,8 +14,9 @@ import type { DueWork } from "./due-work.js";
 export const SCHEDULER_TICK_MS = 5 * 60_000;
 
 /**
- * Subscriptions per database transaction and per run(): memory stays flat however many are due,
- * and a batch (~10 ms) is the slice a long clock advance yields to other requests after.
+ * Subscriptions read per database transaction and per run(): memory stays flat however many are
+ * due. A batch also ends at the runner's deadline (a few ms of charges, issue 19), so a long clock
+ * advance yields to other requests between batches however slow a charge is.
  */
 export const SUBSCRIPTION_BATCH = 100;
 
@@ -26,8 +27,11 @@ export const tickAtOrAfter = (ms: number): number => Math.ceil(ms / SCHEDULER_TI
 export interface BillingSource {
   /** The earliest instant a subscription must be looked at, or undefined. */
   earliestLookAt(): number | undefined;
-  /** Handles up to `limit` subscriptions due by `now` in one database transaction. */
-  runDue(now: number, limit: number): { rows: number; charges: number };
+  /**
+   * Handles up to `limit` subscriptions due by `now` in one database transaction, stopping early
+   * (after at least one) once `performance.now()` passes `deadline`; `more` says some may still be due.
+   */
+  runDue(now: number, limit: number, deadline?: number): { rows: number; charges: number; more: boolean };
 }
 
 /** Registered with `ctx.work`; reports `{ charges: n }` into clock/advance's `ran`. */
@@ -51,15 +55,15 @@ export class SubscriptionScheduler implements DueWork {
   }
 
   /**
-   * Charges one batch of what is due at `now` (one transaction). The runner asks again while
-   * more is due, so a long advance runs in slices that other requests get between (issue 13): a
-   * subscription whose next slot is still due (a late run catching up) comes back in a later
-   * batch, in date order.
+   * Charges one batch of what is due at `now` (one transaction), ended early at `deadline`. The
+   * runner asks again while more is due, so a long advance runs in slices that other requests get
+   * between (issues 13, 19): a subscription whose next slot is still due (a late run catching up)
+   * comes back in a later batch, in date order.
    */
-  run(now: number): { charges: number } {
+  run(now: number, deadline?: number): { charges: number } {
     const at = this.resumeAt ?? now;
-    const { rows, charges } = this.subscriptions.runDue(at, this.batch);
-    this.resumeAt = rows >= this.batch ? at : undefined;
+    const { charges, more } = this.subscriptions.runDue(at, this.batch, deadline);
+    this.resumeAt = more ? at : undefined;
     return { charges };
   }
 }

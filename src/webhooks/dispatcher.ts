@@ -35,8 +35,18 @@ export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
 const MINUTE = 60_000;
-/** Due rows taken off the due index per claim (the runner calls run() again while more are due). */
+/**
+ * Due rows taken off the due index per claim at most (the runner calls run() again while more are
+ * due), read CLAIM_CHUNK at a time: a claim stops after the chunk that passes its deadline (issue
+ * 19: a claim of 1,000 rows held the event loop for 20–45 ms during a long advance).
+ */
 const CLAIM_BATCH = 1_000;
+const CLAIM_CHUNK = 100;
+/**
+ * Real ms a claim inside a request's group commit (wake → claimAtCommit) may take, and a flush of
+ * results before it leaves the rest to the next turn: both run on the request path.
+ */
+const ON_PATH_MS = 4;
 
 export interface DispatcherOptions {
   /** A delivery succeeds on a 2xx within this many real ms (CONTRACT: 10 s; tests shorten it). */
@@ -165,13 +175,13 @@ export class WebhookDispatcher implements DueWork {
    * rest; does not wait for the requests (their results are recorded as they arrive, see flush).
    * Rows are marked in flight in one committed transaction before they are sent.
    */
-  run(now: number): { deliveries: number } {
+  run(now: number, deadline?: number): { deliveries: number } {
     if (this.stopped) return { deliveries: 0 };
     const at = this.clock.nowMs();
     const starts: Flight[] = [];
     try {
       // a running clock (time scale) may have moved past `now`: what is due by then is due too
-      inTransaction(this.db, () => this.claim(Math.max(now, at), at, starts));
+      inTransaction(this.db, () => this.claim(Math.max(now, at), at, starts, deadline));
     } catch (err) {
       this.unclaim(starts);
       throw err;
@@ -254,7 +264,7 @@ export class WebhookDispatcher implements DueWork {
     const starts: Flight[] = [];
     let more = false;
     try {
-      more = this.claim(at, at, starts);
+      more = this.claim(at, at, starts, performance.now() + ON_PATH_MS);
     } catch (err) {
       this.unclaim(starts);
       this.logger.error({ err }, "claiming webhooks at commit failed; a run will");
@@ -274,9 +284,11 @@ export class WebhookDispatcher implements DueWork {
 
   /**
    * Inside a transaction: claims parked rows that now have room, then rows due by `dueBy` (parking
-   * those whose destination is full), into `out`. True when it read a full batch (more may be due).
+   * those whose destination is full), into `out`, a chunk at a time until CLAIM_BATCH rows or the
+   * first chunk that ends past `deadline` (a `performance.now()` instant). True when it stopped
+   * with a full chunk (more may be due).
    */
-  private claim(dueBy: number, at: number, out: Flight[]): boolean {
+  private claim(dueBy: number, at: number, out: Flight[], deadline = Number.POSITIVE_INFINITY): boolean {
     // parked rows were due first: they go before anything newly due
     for (const key of [...this.ready]) {
       const dest = this.dests.get(key);
@@ -290,19 +302,25 @@ export class WebhookDispatcher implements DueWork {
       }
       this.ready.delete(key);
     }
-    const rows = this.repo.dueRows(dueBy, CLAIM_BATCH);
-    for (const row of rows) {
-      const key = destinationOf(row.url);
-      const dest = this.dest(key);
-      if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
-      else {
-        this.repo.parkRow(row.seq);
-        if (this.parkedCount === 0) this.parkedAt = at;
-        this.parkedCount++;
-        dest.queue.push({ seq: row.seq, id: row.id });
+    for (let taken = 0; taken < CLAIM_BATCH; ) {
+      // each chunk's rows leave the due index (in flight or parked), so the next read continues after them
+      const rows = this.repo.dueRows(dueBy, Math.min(CLAIM_CHUNK, CLAIM_BATCH - taken));
+      for (const row of rows) {
+        const key = destinationOf(row.url);
+        const dest = this.dest(key);
+        if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
+        else {
+          this.repo.parkRow(row.seq);
+          if (this.parkedCount === 0) this.parkedAt = at;
+          this.parkedCount++;
+          dest.queue.push({ seq: row.seq, id: row.id });
+        }
       }
+      taken += rows.length;
+      if (rows.length < CLAIM_CHUNK) return false;
+      if (performance.now() > deadline) return true;
     }
-    return rows.length === CLAIM_BATCH;
+    return true;
   }
 
   /** Claims whose writes were rolled back: forgotten (their rows are still due, or parked, in the database). */
@@ -476,7 +494,11 @@ export class WebhookDispatcher implements DueWork {
     };
   }
 
-  /** Results that arrived in one I/O turn are recorded in one transaction (throughput). */
+  /**
+   * Results that arrived in one I/O turn are recorded in one transaction (throughput), for up to
+   * ON_PATH_MS of real time: what is left waits for the next turn, so a thousand results that
+   * arrive at once do not hold the requests behind them (issue 19).
+   */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
     this.flushScheduled = true;
@@ -485,7 +507,7 @@ export class WebhookDispatcher implements DueWork {
 
   private flush(): void {
     this.flushScheduled = false;
-    const batch = this.done;
+    const all = this.done;
     this.done = [];
     const waiters = this.waiters;
     this.waiters = [];
@@ -493,16 +515,30 @@ export class WebhookDispatcher implements DueWork {
       // the database closed while requests were on the wire (shutdown, a test's end): their results
       // cannot be written, as after a crash (the rows stay in flight and recover() reschedules
       // them), and nobody waits for them any more
-      for (const o of batch) this.flights.delete(o.row.seq);
+      for (const o of all) this.flights.delete(o.row.seq);
       for (const w of waiters) w.resolve();
       return;
     }
     let promoted = false;
+    let batch = all;
     try {
+      const deadline = performance.now() + ON_PATH_MS;
       inTransaction(this.db, () => {
-        for (const o of batch) if (this.record(o)) promoted = true;
+        let n = 0;
+        for (const o of all) {
+          if (n > 0 && performance.now() > deadline) break;
+          if (this.record(o)) promoted = true;
+          n++;
+        }
+        if (n < all.length) {
+          batch = all.slice(0, n);
+          this.done = all.slice(n);
+        }
       });
+      if (this.done.length > 0) this.scheduleFlush();
     } catch (err) {
+      batch = all; // rolled back whole: every result taken is dropped, as if the process had died
+      this.done = [];
       if (waiters.length === 0) this.logger.error({ err }, "recording webhook attempts failed");
       for (const w of waiters) w.reject(err);
       return;

@@ -104,6 +104,26 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
     expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
   });
 
+  it("a batch ends at the runner's deadline (after at least one charge) and the next one goes on in the same order", () => {
+    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock, 5);
+    const t = token();
+    const ids = Array.from({ length: 4 }, () => subscribe(t).subscriptionId as string);
+    s.clock.advanceTo(at("2026-02-15T00:00:00Z"));
+    const order: string[] = [];
+    const enqueue = s.ctx.outbox.enqueue.bind(s.ctx.outbox);
+    vi.spyOn(s.ctx.outbox, "enqueue").mockImplementation((input) => {
+      order.push(input.subscriptionId as string);
+      return enqueue(input);
+    });
+    const past = performance.now() - 1; // a slice already used up: one charge per run
+    expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
+    expect(sched.nextDueAt()).toBe(s.clock.nowMs()); // more is due at the same tick
+    expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
+    expect(sched.run(s.clock.nowMs())).toEqual({ charges: 2 }); // no deadline: the batch's limit only
+    expect(order).toEqual(ids);
+    expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
+  });
+
   it("a late run (the server was down) charges every missed date, in order, with its own chargeDate", () => {
     const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
     const sub = subscribe(token());

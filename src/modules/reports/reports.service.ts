@@ -1,54 +1,33 @@
 /**
  * The transaction report (interface §4.14; CONTRACT §3 "Transaction report"): the merchant's
  * transactions of every kind in a UTC range, oldest first, as CSV or an .xlsx workbook, streamed
- * from the database in keyset pages so memory does not grow with the row count.
+ * so memory does not grow with the row count.
+ *
+ * On a database file the rows are read and encoded in a worker thread (reports.thread.ts,
+ * reports.worker.ts) with its own read-only connection, in one read transaction: the report is
+ * one consistent snapshot, and the server's event loop only passes the bytes on (issue 19). A
+ * `:memory:` database (tests) cannot be opened by a second connection: there the report is read
+ * page by page on the request's thread and encoded by the same encoder, to the same bytes.
  *
  * LIMITATIONS:
- * - Pages are read one after another, not in one snapshot: a row written while a report streams
- *   appears if it sorts after the page being read; with lastModifiedDate, a row changed during
- *   the stream can move past the cursor and appear twice, or before it and be missed.
+ * - on `:memory:` only, pages are read one after another, not in one snapshot: a row written while
+ *   the report streams appears if it sorts after the page being read.
  * - No maximum range (the interface shows none); the rows stream, so a large range costs time only.
  * - CSV fields are RFC 4180-quoted but not defused for spreadsheets (a requestId starting with
  *   `=` stays as sent); the .xlsx holds every text as a string cell, never a formula.
  */
+
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
+import type { Database } from "better-sqlite3";
 import type { Db } from "../../db/client.js";
 import type { Merchant } from "../../db/schema/index.js";
 import { badRequest } from "../../platform/errors.js";
-import { cardMask } from "../payments/card.js";
-import { KIND_FACTS, type TransactionKind } from "../transactions/kinds.js";
-import { type ReportFormat, type ReportRow, reportStream } from "./reports.formats.js";
-import { type ReportCursor, type ReportDbRow, reportsRepo } from "./reports.repo.js";
+import { type ReportFormat, reportEncoder } from "./reports.formats.js";
+import { type ReportQuery, reportPages, toReportRow } from "./reports.repo.js";
 import { parseReportDate, type ReportRequest } from "./reports.routes.js";
+import { reportInWorker } from "./reports.thread.js";
 
-/** Rows read per page: large enough that a page's fixed cost vanishes, small enough to stay a few MB. */
-export const REPORT_PAGE_ROWS = 500;
-
-/** One report row, typed (amounts in minor units, times in ms); the formats turn it into text or cells. */
-
-/** A database row as a report row; the kind's facts (kinds.ts) give type and paymentMethod, nothing else is per kind. */
-export function toReportRow(r: ReportDbRow): ReportRow {
-  const facts = KIND_FACTS[r[1] as TransactionKind] as (typeof KIND_FACTS)[TransactionKind] | undefined;
-  return {
-    transactionId: r[0],
-    type: facts?.reportType ?? r[1],
-    paymentMethod: facts?.paymentMethod ?? "",
-    apmType: r[2],
-    requestId: r[3],
-    parentTransactionId: r[4],
-    subscriptionId: r[5],
-    status: r[6],
-    declineCode: r[7],
-    orderAmount: r[8],
-    orderCurrency: r[9],
-    processedAmount: r[10],
-    processedCurrency: r[11],
-    conversionRate: r[12],
-    cardMask: r[13] && r[14] ? cardMask(r[13], r[14], r[18]) : null,
-    createdAt: r[15],
-    lastModifiedAt: r[16],
-  };
-}
+export { REPORT_PAGE_ROWS } from "./reports.repo.js";
 
 /** The inclusive UTC range of a request (CONTRACT §3): a bare dateTo is the end of that day, a timed one the end of that second. */
 export function reportRange(req: Pick<ReportRequest, "dateFrom" | "dateTo">): { fromMs: number; toMs: number } {
@@ -74,23 +53,32 @@ export function reportFilename(req: Pick<ReportRequest, "dateFrom" | "dateTo">, 
 }
 
 /**
- * Pages of the merchant's rows in the range, oldest first by the chosen time (createdDate →
- * created_at, lastModifiedDate → updated_at), each page read with one short statement and
- * the event loop given back between pages so other requests are served while a report streams.
+ * The report on the request's thread (`:memory:` databases): one page read and encoded per pull,
+ * only as fast as the client reads, the event loop given back between pages.
  */
-export async function* reportPages(db: Db, merchantKey: string, req: ReportRequest): AsyncGenerator<ReportRow[]> {
-  const { fromMs, toMs } = reportRange(req);
-  const col = req.dateSource === "lastModifiedDate" ? "updated_at" : "created_at";
-  let after: ReportCursor = { at: fromMs, rowid: Number.MIN_SAFE_INTEGER };
-  // the first page's bound is inclusive: (at, MIN) sorts before every row at `fromMs`
-  for (;;) {
-    const rows = reportsRepo.page(db, merchantKey, col, after, toMs, REPORT_PAGE_ROWS);
-    if (rows.length > 0) yield rows.map(toReportRow);
-    if (rows.length < REPORT_PAGE_ROWS) return;
-    const last = rows[rows.length - 1] as ReportDbRow;
-    after = { at: col === "updated_at" ? last[16] : last[15], rowid: last[17] };
-    await yieldToEventLoop();
-  }
+export function reportInThread(db: Database, query: ReportQuery, format: ReportFormat): ReadableStream<Uint8Array> {
+  const pages = reportPages(db, query);
+  const encoder = reportEncoder(format);
+  let ended = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          if (ended) return controller.close();
+          const next = pages.next();
+          const bytes = next.done ? encoder.end() : encoder.push(next.value.map(toReportRow));
+          ended = next.done === true;
+          for (const b of bytes) controller.enqueue(b);
+          if (bytes.length > 0) return;
+          await yieldToEventLoop();
+        }
+      },
+      cancel() {
+        pages.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /**
@@ -98,12 +86,19 @@ export async function* reportPages(db: Db, merchantKey: string, req: ReportReque
  * a bad request is a 400 before any byte is sent, then returns the stream to send.
  */
 export function openReport(db: Db, merchant: Merchant, req: ReportRequest): OpenReport {
-  reportRange(req);
+  const { fromMs, toMs } = reportRange(req);
   const format: ReportFormat = req.format;
+  const query: ReportQuery = {
+    merchantKey: merchant.merchantKey,
+    col: req.dateSource === "lastModifiedDate" ? "updated_at" : "created_at",
+    fromMs,
+    toMs,
+  };
+  const sqlite = db.$client;
   return {
     filename: reportFilename(req, format),
     contentType:
       format === "XLS" ? "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" : "text/csv; charset=utf-8",
-    body: reportStream(format, reportPages(db, merchant.merchantKey, req)),
+    body: sqlite.memory ? reportInThread(sqlite, query, format) : reportInWorker({ path: sqlite.name, query, format }),
   };
 }

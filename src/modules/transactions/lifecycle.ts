@@ -12,6 +12,7 @@
  * - a waiting outcome without a deadline (PROCESSING with no `completeAfter`) waits for the complete
  *   call forever.
  */
+import { performance } from "node:perf_hooks";
 import { type Db, inTransaction } from "../../db/client.js";
 import type { Merchant } from "../../db/schema/index.js";
 import type { Clock } from "../../platform/clock.js";
@@ -212,10 +213,16 @@ export class TransactionLifecycle implements DueWork {
     return this.repo.nextDueAt();
   }
 
-  /** DueWork: settles what is due by `now` (challenge timeouts, completions), one transaction each. */
-  run(now: number): { completions: number } {
+  /**
+   * DueWork: settles what is due by `now` (challenge timeouts, completions), one transaction each,
+   * until `deadline` (the runner's slice; the rest stays due for its next run).
+   */
+  run(now: number, deadline = Number.POSITIVE_INFINITY): { completions: number } {
     let n = 0;
+    let first = true;
     for (const due of this.repo.dueBy(now, 200)) {
+      if (!first && performance.now() > deadline) break;
+      first = false;
       inTransaction(this.deps.db, () => {
         const current = this.repo.byId(due.id);
         if (!current || current.dueAt === null || current.dueAt > now) return;
