@@ -12,6 +12,8 @@ import { type EventsQuery, eventsRoute } from "./events.routes.js";
  * streamSSE; each write is awaited, so the next batch is read only once the client took this one.
  */
 export function eventStream(c: Context, log: EventLog, query: EventsQuery, lastEventId: string | undefined): Response {
+  if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId))
+    throw invalidField("Last-Event-ID", "an event id (a whole number)");
   const given = lastEventId ?? query.since;
   const start = log.start(given === undefined ? undefined : Number(given));
   if ("gone" in start) {

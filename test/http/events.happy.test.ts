@@ -247,10 +247,27 @@ describe("GET /_sandbox/events", () => {
     ctx.db.$client.close();
   });
 
-  it("needs the admin token when it is set", async () => {
+  it("needs the admin token when it is set; the dashboard's copy needs its session", async () => {
     s = makeSandbox({ config: { adminToken: "sekret" } });
     expect((await stream()).status).toBe(401);
     expect((await stream("", { Authorization: "Bearer sekret" })).status).toBe(200);
+
+    const page = async (headers: Record<string, string>) => {
+      const l = await listen((req) => s.app.fetch(req), "http://sandbox.test/dashboard/events?since=0&types=clock", headers);
+      open.push(l);
+      return l;
+    };
+    expect((await page({})).status).toBe(303);
+    const login = await s.http
+      .post("/dashboard/login")
+      .set("origin", "http://sandbox.test")
+      .type("form")
+      .send({ token: "sekret", next: "/" });
+    const cookie = String(login.headers["set-cookie"]).split(";")[0] as string;
+    const live = await page({ cookie });
+    expect(live.status).toBe(200);
+    await s.http.post("/_sandbox/clock/advance").set("Authorization", "Bearer sekret").send({ by: "PT1M" }).expect(200);
+    expect((await live.waitFor(1)).map((e) => e.event)).toEqual(["clock"]);
   });
 });
 
