@@ -190,13 +190,16 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
     },
     runDue: () => ctx.work.runUntil(undefined, { settle: false }),
     nextDueAt: () => ctx.work.nextDueAt(),
-    busy: () => ctx.webhooks.busy,
+    // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
+    busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
     saveClock: () => ctx.clockStore.save(),
     startClockAt(ms) {
       clock.resetTo(ms);
       ctx.clockStore.save();
     },
     async close(graceMs) {
+      // its listeners' streams end (they reconnect, which opens it again)
+      ctx.events.close();
       await ctx.work.idle();
       // where its work is due, before the dispatcher stops (a stopped one reports none)
       const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;

@@ -21,6 +21,7 @@ export interface MerchantStore {
 export class ScenarioService {
   private cached: Scenario[] | undefined;
   private readonly listeners: Array<() => void> = [];
+  private readonly loadListeners: Array<(scenario: Scenario) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -62,6 +63,7 @@ export class ScenarioService {
         .values({ name: scenario.name, document: scenario, source, loadedAt: this.clock.nowMs() })
         .onConflictDoUpdate({ target: scenarios.name, set: { document: scenario, source, loadedAt: this.clock.nowMs() } })
         .run();
+      for (const l of this.loadListeners) l(scenario);
     });
     this.changed();
     return scenario;
@@ -97,6 +99,11 @@ export class ScenarioService {
       .orderBy(asc(scenarios.loadedAt), asc(scenarios.name))
       .all()
       .map((r) => ({ scenario: r.document as Scenario, loadedAt: r.loadedAt }));
+  }
+
+  /** Runs inside the transaction of every load (the live events, CONTRACT §9). */
+  onLoad(listener: (scenario: Scenario) => void): void {
+    this.loadListeners.push(listener);
   }
 
   /** Called after every load and reset, so derived caches (outcome engine, FX) rebuild. */

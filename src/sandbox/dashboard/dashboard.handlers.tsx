@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/client.js";
+import type { EventLog } from "../../events/event-log.js";
 import type { AppEnv } from "../../http/env.js";
 import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.js";
 import type { CompleteInput, TransactionLifecycle } from "../../modules/transactions/lifecycle.js";
@@ -17,6 +18,8 @@ import { invalidField, missingField, notFound, SandboxError } from "../../platfo
 import { APM_METHODS, DECLINE_CODES } from "../../platform/fixtures.js";
 import type { WebhookJournal } from "../../webhooks/journal.js";
 import type { ControlService } from "../control.service.js";
+import { eventStream } from "../events.handlers.js";
+import { EventsQuerySchema } from "../events.routes.js";
 import { DashboardAccess, localPath } from "./access.js";
 import {
   type Cursor,
@@ -44,6 +47,8 @@ export interface DashboardDeps {
   control: ControlService;
   journal: WebhookJournal;
   transactions: TransactionLifecycle;
+  /** The live events the pages follow (CONTRACT §9). */
+  events: EventLog;
   publicUrl: () => string;
   /** The server's other sandboxes (the root only). */
   sandboxList?: (() => readonly SandboxListItem[]) | undefined;
@@ -196,6 +201,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
     scale: ctx.clock.scale,
     flash: readFlash(c),
     loggedIn: access.guarded,
+    eventsSince: ctx.events.newest,
   });
 
   const merchantOptions = (): { rows: MerchantRow[]; options: MerchantOption[] } => {
@@ -373,6 +379,14 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
       const r = actions.complete(id, { status, declineCode });
       return `Transaction ${r.transactionId} completed: ${r.transactionStatus}${r.declineCode !== null ? ` (declineCode ${r.declineCode})` : ""}.`;
     });
+  });
+
+  // the pages' live updates: the stream of /_sandbox/events, behind the dashboard's session (an
+  // EventSource cannot send the admin token)
+  app.get("/dashboard/events", (c) => {
+    const query = EventsQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw invalidField(String(query.error.issues[0]?.path[0] ?? "query"));
+    return eventStream(c, ctx.events, query.data, c.req.header("last-event-id"));
   });
 
   app.get("/dashboard/login", async (c) => {
