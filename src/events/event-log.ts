@@ -41,6 +41,14 @@ export const DEFAULT_KEEP = 100_000;
 export const KEEP_ALIVE_MS = 15_000;
 /** Rows a listener reads at once. */
 const BATCH = 256;
+/**
+ * Listeners are woken at most this often (real ms): at once after a quiet spell, and under load once
+ * per this many ms for all the commits in between, so a listener's cost (a read, a write) is paid per
+ * batch of commits rather than per commit, for at most this much more latency.
+ */
+const WAKE_EVERY_MS = 10;
+/** Recent rows kept for the listeners near the head of the log. */
+const WINDOW = 2_048;
 /** Rows one retention step deletes. */
 const PRUNE_CHUNK = 2_000;
 
@@ -100,6 +108,16 @@ export class EventLog {
   private closed = false;
   private readonly waiters = new Set<() => void>();
   private followers = 0;
+  private lastWake = Number.NEGATIVE_INFINITY;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  /**
+   * The newest rows read, exactly the events with ids in (winFrom, winTo]: listeners near the head of
+   * the log read them from here, the same row objects for all (so each is framed once, see
+   * src/sandbox/events.handlers.ts), and only a listener further behind queries the database.
+   */
+  private window: StoredEvent[] = [];
+  private winFrom = 0;
+  private winTo = 0;
 
   constructor(private readonly opts: EventLogOptions) {
     this.repo = new EventsRepo(opts.db);
@@ -194,13 +212,22 @@ export class EventLog {
   async *follow(after: number, filter: EventFilter, signal: AbortSignal): AsyncGenerator<StoredEvent[]> {
     let cursor = after;
     let lastSent = performance.now();
+    let lastRead = Number.NEGATIVE_INFINITY;
     this.followers++;
     try {
       while (!signal.aborted && !this.closed) {
         if (cursor < this.floor) return;
         if (cursor < this.high) {
           if (!this.opts.db.$client.open) return;
-          const rows = this.repo.after(cursor, this.high, BATCH);
+          // under load, one read (and one write) per WAKE_EVERY_MS for what came meanwhile, unless a
+          // whole batch is waiting (a listener catching up reads on at once)
+          const gap = lastRead + WAKE_EVERY_MS - performance.now();
+          if (gap > 0 && this.high - cursor < BATCH) {
+            await this.changed(gap, signal);
+            continue;
+          }
+          lastRead = performance.now();
+          const rows = this.read(cursor);
           if (rows.length === 0) {
             cursor = this.high; // pruned underneath (cannot pass the floor check above) or rolled back
             continue;
@@ -228,9 +255,43 @@ export class EventLog {
     }
   }
 
+  /** The rows after `cursor` up to the newest committed, one batch. */
+  private read(cursor: number): StoredEvent[] {
+    if (cursor >= this.winFrom && cursor < this.winTo) {
+      // ids grow along the window: the first row after the cursor by binary search
+      let lo = 0;
+      let hi = this.window.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((this.window[mid] as StoredEvent).id <= cursor) lo = mid + 1;
+        else hi = mid;
+      }
+      return this.window.slice(lo, lo + BATCH);
+    }
+    const rows = this.repo.after(cursor, this.high, BATCH);
+    // what this read covers: up to its last row when it was cut at BATCH, else up to the newest
+    const to = rows.length === BATCH ? (rows[rows.length - 1] as StoredEvent).id : this.high;
+    if (cursor === this.winTo && this.window.length > 0) {
+      for (const r of rows) this.window.push(r);
+      this.winTo = to;
+      if (this.window.length > WINDOW) {
+        const dropped = this.window.splice(0, this.window.length - WINDOW);
+        this.winFrom = (dropped[dropped.length - 1] as StoredEvent).id;
+      }
+    } else if (cursor >= this.winTo || this.window.length === 0) {
+      // the head moved past the window (or there is none yet): start it again here
+      this.window = [...rows];
+      this.winFrom = cursor;
+      this.winTo = to;
+    }
+    return rows;
+  }
+
   /** Ends every listener (its sandbox is closing); nothing is written after. */
   close(): void {
     this.closed = true;
+    clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
     this.wakeAll();
   }
 
@@ -281,8 +342,23 @@ export class EventLog {
   private committed(newest: number): void {
     if (newest <= this.high) return;
     this.high = newest;
-    this.wakeAll();
+    this.wakeSoon();
     this.schedulePrune();
+  }
+
+  private wakeSoon(): void {
+    if (this.waiters.size === 0 || this.wakeTimer !== undefined) return;
+    const wait = this.lastWake + WAKE_EVERY_MS - performance.now();
+    if (wait <= 0) {
+      this.lastWake = performance.now();
+      this.wakeAll();
+      return;
+    }
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.lastWake = performance.now();
+      this.wakeAll();
+    }, wait);
   }
 
   private wakeAll(): void {
