@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/db/client.js";
 import { TRANSACTION_KINDS } from "../src/modules/transactions/kinds.js";
-import { emit, load, median, printTable, startSandbox } from "./lib.js";
+import { emit, load, median, percentile, printTable, startSandbox } from "./lib.js";
 
 const ROWS = 10_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -125,8 +125,6 @@ function timedGet(url: string): Promise<{ status: number; serverMs: number; cpuM
   });
 }
 
-const pct = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))] ?? 0;
 const round = (n: number) => Math.round(n * 100) / 100;
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-dash-"));
@@ -166,7 +164,7 @@ try {
         client.push(r.clientMs);
         bytes = r.bytes;
       }
-      const cpuP99 = pct(cpu, 99);
+      const cpuP99 = percentile(cpu, 99);
       const pass = cpuP99 <= TARGET_MS;
       if (p.list && !pass) failed = true;
       const row = {
@@ -174,7 +172,7 @@ try {
         cpuP50: round(median(cpu)),
         cpuP99: round(cpuP99),
         p50: round(median(server)),
-        p99: round(pct(server, 99)),
+        p99: round(percentile(server, 99)),
         clientP50: round(median(client)),
         kB: Math.round(bytes / 102.4) / 10,
         target: p.list ? `<=${TARGET_MS}ms` : "",

@@ -29,6 +29,8 @@ export interface Running {
   pid: number;
   /** SIGTERM, wait for the exit, remove the temp db folder. */
   stop(): Promise<void>;
+  /** What it printed so far (the first 20,000 characters), and how it ended if it did: to say why it died. */
+  output(): string;
 }
 
 /** A port that was free a moment ago (the OS picks it), for `--port`. */
@@ -94,7 +96,7 @@ function spawnNode(args: string[], env: Record<string, string>, cwd = ROOT) {
 /** Once `ready` resolves, a Running that stops the process and removes its folder; on failure, the same cleanup. */
 async function whenReady(
   ready: Promise<unknown>,
-  p: { url: string; port: number; proc: ChildProcess; kill: () => Promise<void>; dir: string },
+  p: { url: string; port: number; proc: ChildProcess; kill: () => Promise<void>; dir: string; output: () => string },
 ): Promise<Running> {
   const stop = async () => {
     await p.kill();
@@ -106,7 +108,12 @@ async function whenReady(
     await stop();
     throw err;
   }
-  return { url: p.url, port: p.port, pid: p.proc.pid ?? 0, stop };
+  const output = () => {
+    const { exitCode, signalCode } = p.proc;
+    const ended = exitCode !== null || signalCode !== null ? `\n[exited: code ${exitCode}, signal ${signalCode}]` : "";
+    return `${p.output()}${ended}`;
+  };
+  return { url: p.url, port: p.port, pid: p.proc.pid ?? 0, stop, output };
 }
 
 /**
@@ -145,7 +152,7 @@ export async function startSandbox(
     { LOG_LEVEL: "warn", ...opts.env },
   );
   const url = `http://127.0.0.1:${port}`;
-  return whenReady(firstOk(`${url}/_sandbox/health`, performance.now(), proc, output), { url, port, proc, kill, dir });
+  return whenReady(firstOk(`${url}/_sandbox/health`, performance.now(), proc, output), { url, port, proc, kill, dir, output });
 }
 
 // The floors: the least any Node HTTP server on this machine can do, to compare the sandbox with.
@@ -201,7 +208,7 @@ export async function startBareFloor(kind: "hello" | "insert"): Promise<Running>
           }
           throw new Error(`insert floor did not start:\n${output()}`);
         })();
-  return whenReady(probe, { url, port, proc, kill, dir });
+  return whenReady(probe, { url, port, proc, kill, dir, output });
 }
 
 export interface LoadOptions {
@@ -661,15 +668,11 @@ export async function sequentialLatency(opts: SequentialOptions): Promise<LoadRe
     const elapsed = (performance.now() - start) / 1000;
     const cpu1 = opts.pid ? processCpuMs(opts.pid) : undefined;
     const total = samples.length + errors + non2xx;
-    samples.sort((a, b) => a - b);
-    const at = (q: number) => {
-      const v = samples[Math.min(samples.length - 1, Math.ceil(q * samples.length) - 1)] ?? 0;
-      return Math.round(v * 100) / 100;
-    };
+    const at = (p: number) => Math.round(percentile(samples, p) * 100) / 100;
     const out: LoadResult = {
       rps: Math.round(total / elapsed),
-      p50: at(0.5),
-      p99: at(0.99),
+      p50: at(50),
+      p99: at(99),
       errors,
       non2xx,
       total,
@@ -705,6 +708,17 @@ export async function coldStart(runs = 5): Promise<{ medianMs: number; runsMs: n
     }
   }
   return { medianMs: median(runsMs), runsMs };
+}
+
+/**
+ * The p-th percentile (0 < p ≤ 100) of `xs` by nearest rank: the smallest sample with at least p%
+ * of the samples at or below it (`percentile(xs, 100)` is the largest); 0 for no samples. The one
+ * percentile of the benches.
+ */
+export function percentile(xs: readonly number[], p: number): number {
+  if (xs.length === 0) return 0;
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
 }
 
 export function median(xs: number[]): number {

@@ -6,7 +6,7 @@
 // of module resolutions.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
-// exceljs on the first .xlsx report).
+// exceljs on the first .xlsx report, qrcode and pngjs on the first QR pay-in).
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites.
 //
 // The build goes to a fresh temp folder beside dist/ and is moved in with renames (swapInto), so
@@ -92,7 +92,7 @@ try {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs"],
+    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs", "qrcode", "pngjs"],
     // CommonJS dependencies call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
@@ -120,6 +120,8 @@ try {
     `${readFileSync("src/testing/types.ts", "utf8")}
 /** Starts a sandbox in this process on \`:memory:\`, with a receiver for its webhooks. */
 export declare function startSandbox(options?: StartSandboxOptions): Promise<TestSandbox>;
+/** Creates a sandbox on the paysandbox server at \`serverUrl\` (CONTRACT §8), with a receiver for its webhooks; \`close()\` deletes it. */
+export declare function connectSandbox(serverUrl: string, options?: ConnectSandboxOptions): Promise<TestSandbox>;
 `,
   );
   const scalar = join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js");

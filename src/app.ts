@@ -23,6 +23,7 @@ import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerWallet } from "./modules/wallet/wallet.handlers.js";
 import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerDocs } from "./sandbox/docs.js";
+import { registerEvents } from "./sandbox/events.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
 import { registerShopperPages } from "./sandbox/hpp.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
@@ -37,6 +38,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerAuth,
   registerSandbox,
   registerWebhooks,
+  registerEvents,
   registerPayments,
   registerTokens,
   registerSubscriptions,
@@ -52,7 +54,13 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
 ];
 
 /** What `GET /` answers a client that asks for JSON (browsers get the dashboard, CONTRACT §7). */
-const INDEX = { name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" };
+const INDEX = {
+  name: "paysandbox",
+  docs: "/docs",
+  openapi: "/openapi.json",
+  health: "/_sandbox/health",
+  sandboxes: "/_sandbox/sandboxes",
+};
 
 /** Only a client that prefers JSON to HTML gets JSON; a browser, an Accept of any type or none at all gets the dashboard. */
 const wantsJson = (c: Context) =>

@@ -96,7 +96,13 @@ export function createServer(opts: ServerOptions): Server {
       if (!SANDBOX_ID.test(id)) throw sandboxNotFound(safeDecode(id));
       return await sandboxes.fetch(id, req, env);
     } catch (err) {
-      if (err instanceof SandboxError) return jsonError(err.status, err.message);
+      if (err instanceof SandboxError) {
+        logger.info(
+          { method: req.method, status: err.status, errorMessage: err.message },
+          `${req.method} ${PREFIX}${id.slice(0, 64)} ${err.status}: ${err.message}`,
+        );
+        return jsonError(err.status, err.message);
+      }
       logger.error({ err }, "sandbox request failed");
       return jsonError(500, "Internal error");
     }
@@ -150,7 +156,9 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
   const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
   // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
   if (shared.groupCommit) enableGroupCommit(db.$client);
-  const stopCheckpoints = shared.groupCommit ? checkpointInBackground(db, spec.path) : async () => undefined;
+  const stopCheckpoints = shared.groupCommit
+    ? checkpointInBackground(db, spec.path)
+    : async (_?: { beforeClose?: boolean }) => undefined;
   const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
   const saved = new ClockStore(db, clock).load();
   if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
@@ -182,9 +190,16 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
     },
     runDue: () => ctx.work.runUntil(undefined, { settle: false }),
     nextDueAt: () => ctx.work.nextDueAt(),
-    busy: () => ctx.webhooks.busy,
+    // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
+    busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
     saveClock: () => ctx.clockStore.save(),
+    startClockAt(ms) {
+      clock.resetTo(ms);
+      ctx.clockStore.save();
+    },
     async close(graceMs) {
+      // its listeners' streams end (they reconnect, which opens it again)
+      ctx.events.close();
       await ctx.work.idle();
       // where its work is due, before the dispatcher stops (a stopped one reports none)
       const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
@@ -195,7 +210,7 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
       // an attempt cut off is retried: open it again soon to do so
       const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
       let image: Buffer | undefined;
-      await stopCheckpoints();
+      await stopCheckpoints({ beforeClose: true });
       if (db.$client.open) {
         ctx.clockStore.save();
         if (spec.path === ":memory:") image = db.$client.serialize();

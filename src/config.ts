@@ -81,6 +81,12 @@ export const SETTINGS = {
     help: "sandboxes at once besides the root (POST /_sandbox/sandboxes); one more → 429",
     schema: z.coerce.number().int().min(0).max(1_000_000).default(1000),
   },
+  eventsKeep: {
+    env: "SANDBOX_EVENTS_KEEP",
+    flag: "events-keep",
+    help: "live events kept per sandbox (GET /_sandbox/events), the newest; older ones are pruned",
+    schema: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
+  },
   maxRetries: {
     env: "SANDBOX_MAX_RETRIES",
     flag: "max-retries",

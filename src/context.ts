@@ -8,6 +8,7 @@
 import pino from "pino";
 import type { Config } from "./config.js";
 import { type Db, openDb } from "./db/client.js";
+import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
 import { ApmService } from "./modules/apm/apm.service.js";
@@ -85,6 +86,8 @@ export interface AppContext {
   hostedPages: HostedPageService;
   /** Wallet merchant sessions (interface §4.13). */
   wallet: WalletService;
+  /** The live events of this sandbox (CONTRACT §9): written with each change, read by `GET /_sandbox/events`. */
+  events: EventLog;
   /** The server's other sandboxes (CONTRACT §8), for the root's dashboard; set by src/compose.ts on the root only. */
   sandboxList?: () => readonly SandboxSummary[];
 }
@@ -98,6 +101,8 @@ export interface ContextOptions {
   publicUrl?: () => string;
   /** Webhook dispatcher settings (tests shorten the 10 s timeout). */
   webhooks?: DispatcherOptions;
+  /** Live events: real ms between keep-alives of an idle stream (tests shorten the 15 s). */
+  events?: { keepAliveMs?: number };
 }
 
 export function createContext(opts: ContextOptions): AppContext {
@@ -107,12 +112,14 @@ export function createContext(opts: ContextOptions): AppContext {
   const logger = opts.logger ?? pino({ level: "silent" });
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
 
-  // platform-level services
+  // platform-level services; the live events first: everything after may write them (CONTRACT §9)
+  const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const work = new DueWorkRunner(clock);
   const clockStore = new ClockStore(db, clock);
   const merchants = new MerchantService(db);
   merchants.seedBuiltin();
   const scenarios = new ScenarioService(db, clock, merchants);
+  scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
   const fx = new FxRates(scenarios);
   const idempotency = new IdempotencyService(db, clock);
@@ -122,10 +129,12 @@ export function createContext(opts: ContextOptions): AppContext {
   const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
   const outbox = new Outbox(db, clock, ids, webhooks);
   const journal = new WebhookJournal(db, clock, ids, () => work.poke());
+  webhooks.onAttempt((a) => events.webhook(a));
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
+  transactions.onChange((row, merchant) => events.transaction(row, merchant.mid));
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
   const subscriptionsRepo = new SubscriptionsRepo(db);
@@ -154,7 +163,7 @@ export function createContext(opts: ContextOptions): AppContext {
   work.register(transactions);
   work.register(new SubscriptionScheduler(billing, clock));
 
-  const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios });
+  const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios, events });
   // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
   control.onReset(() => webhooks.clear());
 
@@ -186,5 +195,6 @@ export function createContext(opts: ContextOptions): AppContext {
     apm,
     hostedPages,
     wallet,
+    events,
   };
 }

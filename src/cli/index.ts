@@ -1,13 +1,15 @@
 /**
- * The `paysandbox` command line (CONTRACT §1, §6): `start` (the server; the default command),
- * `run` (scenario steps for QA and CI), `schema` (the JSON Schema of scenario files), `--help` on
+ * The `paysandbox` command line (CONTRACT §1, §6, §9): `start` (the server; the default command),
+ * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `schema` (the JSON
+ * Schema of scenario files), `--help` on
  * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
  * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
  */
 import { Command, CommanderError, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
-import { runCommand, USAGE_ERROR } from "./run.js";
+import { type ListenOptions, listenCommand } from "./listen.js";
+import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 
 export interface CliDeps {
@@ -53,17 +55,40 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .command("run")
     .description("run the steps of scenario files; exit 0 when all pass, 1 when any fails, 2 when a file is missing or invalid")
     .argument("<files...>", "scenario files (.yaml, .yml, .json)")
-    .option("--target <url>", "run against this running sandbox instead of a fresh one per file")
+    .option(
+      "--target <url>",
+      "run each file in a new sandbox of its own on this running server (deleted after the run), instead of a fresh one in this process",
+    )
+    .option("--keep", "with --target: keep each file's sandbox and print its baseUrl")
+    .option("--parallel <n>", "files run at once (default: the number of files, up to 8)")
     .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .option("--junit <file>", "also write a JUnit XML report there")
     .addOption(new Option("--reporter <name>", "what to print").choices(["pretty", "json"]).default("pretty"))
     .exitOverride()
     .showHelpAfterError()
-    .action(
-      async (files: string[], opts: { target?: string; adminToken?: string; junit?: string; reporter: "pretty" | "json" }) => {
-        exit(await runCommand(files, opts));
-      },
-    );
+    .action(async (files: string[], opts: RunCommandOptions) => {
+      exit(await runCommand(files, opts));
+    });
+
+  program
+    .command("listen")
+    .description("print a sandbox's live events as they happen (one line each); reconnects by itself and resumes where it was")
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--sandbox <id>", "a sandbox of that server (sbx_...) instead of the root")
+    .option("--types <list>", "only these event types, comma-separated: transaction, webhook, clock, scenario, reset")
+    .option(
+      "--forward-to <url>",
+      "also POST each webhook delivery (its exact body and headers, on its first attempt) to this URL and print the answer",
+    )
+    .option("--json", "one JSON object per line: {id, event, data}")
+    .option("--since <id>", "start after this event id (0: every event the server keeps); default: new events only")
+    .option("--count <n>", "exit (status 0) after printing n events")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (opts: ListenOptions) => {
+      exit(await listenCommand(opts));
+    });
 
   program
     .command("schema")

@@ -126,6 +126,9 @@ parentPort.on("message", (m) => {
   } else if (m.type === "remove") {
     const d = dbs.get(m.path);
     dbs.delete(m.path);
+    // the file is about to be closed: copy the WAL back here, so the closing connection's own
+    // checkpoint (page copies and an fsync on the event loop) finds nothing left to do
+    if (m.truncate) { try { d?.db.pragma("wal_checkpoint(TRUNCATE)"); } catch {} }
     try { d?.db.close(); } catch {}
     parentPort.postMessage({ type: "removed", ack: m.ack });
   }
@@ -176,9 +179,15 @@ function checkpointer(ms: number) {
  * inside whichever commit crosses 1000 pages (page copies and an fsync on a request's path, every
  * ~50 card payments); instead one worker thread with its own connections checkpoints every file
  * every `ms` (PASSIVE: it never blocks a writer). Durability is unchanged (CONTRACT §3: a commit is
- * durable once in the WAL). Returns the stopper (call it before closing the database).
+ * durable once in the WAL). Returns the stopper (call it before closing the database; with
+ * `beforeClose`, the thread first checkpoints the whole WAL, so the close itself is cheap).
  */
-export function checkpointInBackground(db: Db, path: string, ms = 250, restartFrames = 4000): () => Promise<void> {
+export function checkpointInBackground(
+  db: Db,
+  path: string,
+  ms = 250,
+  restartFrames = 4000,
+): (opts?: { beforeClose?: boolean }) => Promise<void> {
   if (path === ":memory:") return async () => undefined;
   const sqlite = db.$client;
   sqlite.pragma("wal_autocheckpoint = 0");
@@ -189,7 +198,7 @@ export function checkpointInBackground(db: Db, path: string, ms = 250, restartFr
   const entry: Checkpointed = { sqlite, stopping: false };
   t.files.set(file, entry);
   t.worker.postMessage({ type: "add", path: file, restartFrames });
-  return async () => {
+  return async (opts: { beforeClose?: boolean } = {}) => {
     if (entry.stopping) return;
     entry.stopping = true;
     if (t.files.get(file) === entry) t.files.delete(file);
@@ -198,7 +207,7 @@ export function checkpointInBackground(db: Db, path: string, ms = 250, restartFr
     await new Promise<void>((done) => {
       t.acks.set(ack, done);
       t.worker.ref(); // until the answer: a stopping process waits for it
-      t.worker.postMessage({ type: "remove", path: file, ack });
+      t.worker.postMessage({ type: "remove", path: file, ack, truncate: opts.beforeClose === true });
     });
   };
 }

@@ -3,14 +3,33 @@
  * (CONTRACT §3: 413), and hands the text to Hono's body cache. Hono's own path builds a web
  * `Request` (an undici stream, an AbortSignal) per body: ~10% of a card payment's CPU. Where
  * there is no IncomingMessage (other runtimes), Hono's bodyLimit does the same job.
+ *
+ * A JSON or YAML body (by Content-Type) nested deeper than MAX_DEPTH is refused here, on its text,
+ * before any route parses, validates or hashes it: 400 `Invalid field: body`.
  */
 import type { IncomingMessage } from "node:http";
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { SandboxError } from "../platform/errors.js";
+import { invalidField, SandboxError } from "../platform/errors.js";
+import { jsonTooDeep, MAX_DEPTH, yamlTooDeep } from "../platform/nesting.js";
 import type { AppEnv } from "./env.js";
 
 const tooLarge = () => new SandboxError("PAYLOAD_TOO_LARGE", "Request body too large (limit 1 MiB)");
+
+/** The reason of the refusal of a body nested too deep (CONTRACT §3 `errors[]`). */
+const TOO_DEEP_REASON = `arrays and objects nested deeper than ${MAX_DEPTH} levels`;
+
+const JSON_TYPE = /\bjson\b/i;
+const YAML_TYPE = /\byaml\b/i;
+const isDocument = (contentType: string | undefined) =>
+  contentType !== undefined && (JSON_TYPE.test(contentType) || YAML_TYPE.test(contentType));
+
+/** Refuses a JSON or YAML body nested deeper than MAX_DEPTH: one pass over its text, nothing recursive. */
+function checkNesting(text: string, contentType: string | undefined): void {
+  if (contentType === undefined) return;
+  const deep = JSON_TYPE.test(contentType) ? jsonTooDeep(text) : YAML_TYPE.test(contentType) ? yamlTooDeep(text) : false;
+  if (deep) throw invalidField("body", TOO_DEEP_REASON);
+}
 
 export function readBody(maxBytes: number): MiddlewareHandler<AppEnv> {
   const fallback = bodyLimit({
@@ -23,7 +42,13 @@ export function readBody(maxBytes: number): MiddlewareHandler<AppEnv> {
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (!incoming || incoming.readableEnded) return fallback(c, next);
+    if (!incoming || incoming.readableEnded) {
+      return fallback(c, async () => {
+        const type = c.req.header("content-type");
+        if (isDocument(type)) checkNesting(await c.req.text(), type);
+        await next();
+      });
+    }
     const declared = Number(incoming.headers["content-length"]);
     if (declared > maxBytes) throw tooLarge();
     const chunks: Buffer[] = [];
@@ -33,10 +58,10 @@ export function readBody(maxBytes: number): MiddlewareHandler<AppEnv> {
       if (size > maxBytes) throw tooLarge();
       chunks.push(chunk);
     }
+    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+    checkNesting(text, c.req.header("content-type"));
     // Hono types the cache as values but stores and awaits promises
-    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(
-      chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"),
-    );
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
     await next();
   };
 }

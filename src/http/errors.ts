@@ -65,14 +65,22 @@ const withHint = (p: FieldProblem): FieldProblem => {
   return hint ? { field: p.field, message: hint } : p;
 };
 
-/** What a value is, for a reason. A number is shown only when short: a card number sent as a JSON number is never echoed (nor logged). */
-const typeName = (v: unknown) =>
+/**
+ * The fields whose value a reason may show when it came as a JSON number (`got the number 20.5`):
+ * amounts only. Any other value is named by its type alone, so a CVV, a national id or a merchant
+ * secret sent as a number is never echoed in the answer nor written to the log (the log line of a
+ * 400 carries its first reason).
+ */
+const NUMBER_SHOWN = new Set<PropertyKey>(["amount"]);
+
+/** What a value is, for a reason. A number is shown only for an amount, and only when short (never a card number). */
+const typeName = (v: unknown, field: PropertyKey | undefined) =>
   v === null
     ? "null"
     : Array.isArray(v)
       ? "an array"
       : typeof v === "number"
-        ? Math.abs(v) < 1e9
+        ? field !== undefined && NUMBER_SHOWN.has(field) && Math.abs(v) < 1e9
           ? `the number ${v}`
           : "a number"
         : `a ${typeof v}`;
@@ -84,8 +92,8 @@ function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): st
   const hint = typeof last === "string" ? FIELD_HINTS[last] : undefined;
   switch (issue.code) {
     case "invalid_type":
-      if (hint) return `${hint} (got ${typeName(value)})`;
-      return `expected ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${typeName(value)}`;
+      if (hint) return `${hint} (got ${typeName(value, last)})`;
+      return `expected ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${typeName(value, last)}`;
     case "invalid_value":
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
@@ -215,7 +223,8 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
       if (wantsErrorField(c)) return c.json({ error: err.message }, err.status);
       if (err.status !== 400) return c.json(errorBody(err.message), err.status);
       const first = (err.problems.length > 0 ? err.problems : problemOfMessage(err.message)).map(withHint);
-      const raw = c.req.method === "GET" ? undefined : await rawInput(c, "json");
+      // a refused body (nested too deep) is not parsed again to look for more problems
+      const raw = c.req.method === "GET" || first[0]?.field === "body" ? undefined : await rawInput(c, "json");
       const problems = mergeProblems(first, bodyProblems(raw));
       c.set("errorMessage", withReason(err.message, problems));
       return c.json(badRequestBody(err.message, problems), 400);

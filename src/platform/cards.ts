@@ -1,6 +1,6 @@
 /**
  * Card-number facts every layer may need (the scenario schema validates numbers, payments mask
- * them). Pure functions; a number never leaves here except as BIN and last 4.
+ * them). Pure functions; a number never leaves here except as BIN, last 4 and length.
  */
 
 /** Luhn check of a 12-19 digit number (CONTRACT §3: other numbers → `Invalid field: card.number`). */
@@ -18,8 +18,17 @@ export const luhnValid = (number: string): boolean => {
   return sum % 10 === 0;
 };
 
-/** `cardMask` of callbacks and tokens (interface §2.2, §6.2): `411111******1111`. */
-export const cardMask = (bin: string, last4: string): string => `${bin}******${last4}`;
+/**
+ * `cardMask` of callbacks and tokens (interface §2.2, §6.2): the first 6 digits, one `*` per hidden
+ * digit and the last 4, so the mask keeps the number's length and tells a tester which card was
+ * used (`411111******1111`; a 19-digit card shows 9 stars). A row stored before the length was kept
+ * has none: it is masked as a 16-digit number, as it always was.
+ */
+export const cardMask = (bin: string, last4: string, length?: number | null): string =>
+  `${bin}${"*".repeat(Math.max(0, (length ?? 16) - bin.length - last4.length))}${last4}`;
+
+/** The mask of a whole number (a decrypted wallet PAN, a scenario's card), as `cardMask`. */
+export const maskNumber = (number: string): string => cardMask(number.slice(0, 6), number.slice(-4), number.length);
 
 /** The reason of `errors[]` (CONTRACT §3) for a card number that is not one. */
 export const CARD_NUMBER_REASON = "expected 12-19 digits that pass the Luhn check (see the test cards)";

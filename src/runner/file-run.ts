@@ -10,7 +10,7 @@ import type { LoadedFile } from "./load.js";
 import { type Mismatch, mismatch } from "./match.js";
 import type { Receiver } from "./receiver.js";
 import { fillChecksums, RefError, type RefScope, resolveRefs } from "./refs.js";
-import { pathOf, type Reply, type Target } from "./target.js";
+import type { Reply, Target } from "./target.js";
 
 const RESPONSE_LIMIT = 400;
 
@@ -131,7 +131,7 @@ export class FileRun {
 
   private async request(step: Step): Promise<string> {
     const [method = "GET", rawPath = "/"] = this.resolve(step.request ?? "").split(" ");
-    const path = pathOf(rawPath);
+    const path = this.target.local(rawPath);
     const merchantKey = step.as ?? this.loaded.defaultMerchant;
     const secret = this.loaded.secrets.get(merchantKey) ?? "";
     const headers: Record<string, string> = { ...this.resolve(step.headers ?? {}) };
@@ -231,7 +231,7 @@ export class FileRun {
     const values = new URLSearchParams();
     for (const [name, value] of form.inputs) values.set(name, fields[name] ?? value);
     values.set("outcome", spec.outcome);
-    const action = pathOf(new URL(form.action || pagePath, `http://page${pagePath}`).toString());
+    const action = this.target.local(new URL(form.action || pagePath, `http://page${pagePath}`).toString());
     const reply = await this.target.send(form.method, action, {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: values.toString(),

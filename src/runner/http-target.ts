@@ -1,50 +1,118 @@
 /**
- * A running sandbox as the target of `paysandbox run --target URL` (CONTRACT §6): the file is
- * loaded through `POST /_sandbox/scenarios` first; `--admin-token` goes with every `/_sandbox` call.
- * Waiting for due work is `POST /_sandbox/clock/advance {"by":"PT0S"}`, which answers once the
+ * A file's own sandbox on a running server, the target of `paysandbox run --target URL` (CONTRACT
+ * §6, §8): `POST /_sandbox/sandboxes` with the file's scenario part (the document without `steps`,
+ * its `startTime` as the sandbox's), every step under that sandbox's base URL, `DELETE` after the
+ * run unless `--keep`. The steps never leave this process: the target sees only the requests they
+ * make. `--admin-token` goes with every `/_sandbox` call, create and delete included.
+ * Waiting for due work is `POST {base}/_sandbox/clock/advance {"by":"PT0S"}`, which answers once the
  * work due by now (webhook attempts included) has run. Nothing here sleeps.
  */
 import { parseInstant } from "../platform/clock.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
-import type { Reply, Target } from "./target.js";
+import { pathOf, type Reply, type Target } from "./target.js";
 
 export class TargetError extends Error {}
 
-export async function httpTarget(base: string, scenario: Scenario, adminToken: string | undefined): Promise<Target> {
-  const root = base.replace(/\/+$/, "");
-  const send = async (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) => {
-    const headers = { ...init.headers };
-    if (adminToken && path.startsWith("/_sandbox/") && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
-      headers.authorization = `Bearer ${adminToken}`;
-    }
+export interface HttpTargetOptions {
+  /** The sandbox's name on the server (the file's scenario name). */
+  name: string;
+  adminToken?: string | undefined;
+  /** Leave the sandbox on the server after the run. */
+  keep?: boolean | undefined;
+}
+
+/** The part of a scenario file a sandbox is created with: everything but `steps` (and `startTime`, sent beside it). */
+export function sandboxDocument(scenario: Scenario): Record<string, unknown> {
+  const { steps: _steps, startTime: _startTime, ...document } = scenario;
+  return document;
+}
+
+const NAME_MAX = 200;
+
+export async function httpTarget(target: string, scenario: Scenario, opts: HttpTargetOptions): Promise<Target> {
+  const root = target.replace(/\/+$/, "");
+  const exchange = async (method: string, url: string, init: { headers?: Record<string, string>; body?: string } = {}) => {
     let res: Response;
     try {
-      res = await fetch(`${root}${path}`, { method, headers, body: init.body, redirect: "manual" });
+      res = await fetch(url, { method, headers: init.headers, body: init.body, redirect: "manual" });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new TargetError(`cannot reach ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
     }
     return { status: res.status, headers: res.headers, text: await res.text() } satisfies Reply;
   };
+  const admin: Record<string, string> = opts.adminToken ? { authorization: `Bearer ${opts.adminToken}` } : {};
+
+  const created = await create();
+  const id = created.id;
+  const basePath = `/sandboxes/${id}`;
+  // The server's root as reached from here, plus the contract's path: its baseUrl may name another
+  // host (a SANDBOX_PUBLIC_URL meant for browsers) than the one this command reaches it at.
+  const base = `${root}${basePath}`;
+  // a URL the sandbox handed out carries its public URL's path too, before /sandboxes/{id}
+  const publicPath = new URL(created.baseUrl, "http://x").pathname;
+  const publicPrefix = publicPath.endsWith(basePath) ? publicPath.slice(0, -basePath.length) : "";
+
+  async function create(): Promise<{ id: string; baseUrl: string }> {
+    const start = scenario.startTime;
+    const body = {
+      name: (scenario.name || opts.name).slice(0, NAME_MAX),
+      ...(start === undefined ? {} : { startTime: start }),
+      scenario: sandboxDocument(scenario),
+    };
+    const url = `${root}/_sandbox/sandboxes`;
+    const reply = await exchange("POST", url, {
+      headers: { "content-type": "application/json", ...admin },
+      body: JSON.stringify(body),
+    });
+    if (reply.status === 404) {
+      throw new TargetError(
+        `${root} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (CONTRACT §8); upgrade it, or run without --target`,
+      );
+    }
+    const answer = parse(reply.text) as { id?: unknown; baseUrl?: unknown; errorMessage?: unknown };
+    if (reply.status !== 201 || typeof answer.id !== "string" || typeof answer.baseUrl !== "string") {
+      const why = typeof answer.errorMessage === "string" ? answer.errorMessage : reply.text.slice(0, 300);
+      const hint = reply.status === 401 ? " (give its SANDBOX_ADMIN_TOKEN with --admin-token)" : "";
+      throw new TargetError(`POST ${url} answered ${reply.status}: ${why}${hint}`);
+    }
+    return { id: answer.id, baseUrl: answer.baseUrl };
+  }
+
+  const local = (urlOrPath: string): string => {
+    const path = pathOf(urlOrPath);
+    for (const prefix of new Set([basePath, `${publicPrefix}${basePath}`])) {
+      if (path === prefix) return "/";
+      if (path.startsWith(`${prefix}/`) || path.startsWith(`${prefix}?`)) {
+        const rest = path.slice(prefix.length);
+        return rest.startsWith("?") ? `/${rest}` : rest;
+      }
+    }
+    return path;
+  };
+
+  const send = (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) => {
+    const headers = { ...init.headers };
+    if (path.startsWith("/_sandbox/") && !Object.keys(headers).some((h) => h.toLowerCase() === "authorization")) {
+      Object.assign(headers, admin);
+    }
+    return exchange(method, `${base}${path}`, { headers, ...(init.body === undefined ? {} : { body: init.body }) });
+  };
+
   const control = async (method: string, path: string, body?: unknown) => {
     const reply = await send(method, path, {
       headers: { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (reply.status !== 200)
-      throw new TargetError(`${method} ${root}${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
-    return JSON.parse(reply.text) as Record<string, unknown>;
+      throw new TargetError(`${method} ${base}${path} answered ${reply.status}: ${reply.text.slice(0, 300)}`);
+    return parse(reply.text) as Record<string, unknown>;
   };
 
-  await control("POST", "/_sandbox/scenarios", scenario);
-  // A file's startTime can only move a running sandbox's clock forward (it is shared; nothing resets it).
-  const start = scenario.startTime === undefined ? undefined : parseInstant(scenario.startTime);
-  if (start !== undefined) {
-    const now = parseInstant(String((await control("GET", "/_sandbox/clock")).now)) ?? 0;
-    if (start > now) await control("POST", "/_sandbox/clock/advance", { to: scenario.startTime });
-  }
   return {
     label: root,
+    sandbox: { id, baseUrl: created.baseUrl },
+    local,
     send,
     async runDue() {
       await control("POST", "/_sandbox/clock/advance", { by: "PT0S" });
@@ -52,6 +120,25 @@ export async function httpTarget(base: string, scenario: Scenario, adminToken: s
     async now() {
       return parseInstant(String((await control("GET", "/_sandbox/clock")).now)) ?? 0;
     },
-    async close() {},
+    async close() {
+      if (opts.keep) return `kept sandbox ${id} at ${created.baseUrl}`;
+      const url = `${root}/_sandbox/sandboxes/${id}`;
+      try {
+        const reply = await exchange("DELETE", url, { headers: admin });
+        // 404: it is gone already (its TTL ran out)
+        if (reply.status === 204 || reply.status === 404) return undefined;
+        return `could not delete sandbox ${id}: DELETE ${url} answered ${reply.status} (it is deleted by itself once unused for its TTL)`;
+      } catch (err) {
+        return `could not delete sandbox ${id}: ${(err as Error).message} (it is deleted by itself once unused for its TTL)`;
+      }
+    },
   };
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) ?? {};
+  } catch {
+    return {};
+  }
 }

@@ -11,7 +11,7 @@ import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
 import { ManualClock, parseInstant, realNowMs } from "../platform/clock.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
-import type { Reply, Target } from "./target.js";
+import { pathOf, type Reply, type Target } from "./target.js";
 
 /** The base of the URLs an in-process sandbox hands out (challengeUrl...); nothing listens there. */
 export const IN_PROCESS_URL = "http://paysandbox.run";
@@ -26,6 +26,7 @@ export function inProcessTarget(scenario: Scenario, source: string): Target {
   const app = createApp(ctx);
   return {
     label: "in-process",
+    local: pathOf,
     async send(method, path, init = {}): Promise<Reply> {
       const res = await app.request(`${IN_PROCESS_URL}${path}`, { method, headers: init.headers, body: init.body });
       return { status: res.status, headers: res.headers, text: await res.text() };
@@ -41,6 +42,7 @@ export function inProcessTarget(scenario: Scenario, source: string): Target {
       await ctx.work.idle();
       await ctx.webhooks.close();
       closeDb(ctx.db);
+      return undefined;
     },
   };
 }

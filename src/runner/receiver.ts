@@ -1,7 +1,8 @@
 /**
  * `${callbackUrl}` (CONTRACT §6 steps): a webhook receiver the run opens on 127.0.0.1 when a file
  * points its callbacks at it, answering 200 to every POST, so deliveries succeed for real and fast.
- * Opened on first use and shared by the files of one command; no file needs it, no port is opened.
+ * Opened on first use and shared by the files of one command, also when they run side by side;
+ * when no file needs it, no port is opened.
  */
 import { createServer, type Server } from "node:http";
 
@@ -11,8 +12,18 @@ export class Receiver {
   /** Deliveries received, for the curious (the journal is what steps check). */
   received = 0;
 
-  async start(): Promise<string> {
-    if (this.url) return this.url;
+  private starting: Promise<string> | undefined;
+
+  /** Opens it once; files running side by side share the one start. */
+  start(): Promise<string> {
+    this.starting ??= this.listen().catch((err: unknown) => {
+      this.starting = undefined;
+      throw err;
+    });
+    return this.starting;
+  }
+
+  private async listen(): Promise<string> {
     const server = createServer((req, res) => {
       req.resume();
       req.on("end", () => {
@@ -41,6 +52,7 @@ export class Receiver {
     if (!s) return;
     this.server = undefined;
     this.url = undefined;
+    this.starting = undefined;
     s.closeAllConnections();
     await new Promise<void>((resolve) => s.close(() => resolve()));
   }

@@ -71,6 +71,8 @@ export function jsonReport(results: FileResult[]): string {
         scenario: f.scenario,
         ms: Math.round(f.ms),
         ...(f.error ? { error: f.error } : {}),
+        ...(f.sandbox ? { sandbox: f.sandbox } : {}),
+        ...(f.note ? { note: f.note } : {}),
         steps: f.steps.map((s) => ({ ...s, ms: Math.round(s.ms) })),
       })),
     },
@@ -114,6 +116,7 @@ export function junitReport(results: FileResult[], startedAtIso: string): string
       `  <testsuite name="${xml(f.scenario)}" package="${xml(f.file)}" id="${id}" hostname="${host}" timestamp="${stamp}" tests="${f.steps.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds(f.ms)}">`,
       "    <properties>",
       `      <property name="file" value="${xml(f.file)}"/>`,
+      ...(f.sandbox ? [`      <property name="sandbox" value="${xml(f.sandbox.baseUrl)}"/>`] : []),
       "    </properties>",
     );
     for (const s of f.steps) {
@@ -144,4 +147,40 @@ export function junitReport(results: FileResult[], startedAtIso: string): string
   });
   out.push("</testsuites>", "");
   return out.join("\n");
+}
+
+/**
+ * Each file's lines together, files in the order given, while they run side by side: the first
+ * unfinished file's lines go out as they come; a later file's wait until every file before it ended.
+ */
+export class InFileOrder {
+  private live = 0;
+  private readonly held: string[][];
+  private readonly ended: boolean[];
+
+  constructor(
+    private readonly files: number,
+    private readonly emit: (text: string) => void,
+  ) {
+    this.held = Array.from({ length: files }, () => []);
+    this.ended = Array.from({ length: files }, () => false);
+  }
+
+  isLive(file: number): boolean {
+    return file === this.live;
+  }
+
+  write(file: number, text: string): void {
+    if (file === this.live) this.emit(text);
+    else this.held[file]?.push(text);
+  }
+
+  end(file: number): void {
+    this.ended[file] = true;
+    while (this.live < this.files && this.ended[this.live]) {
+      this.live++;
+      const held = this.held[this.live];
+      if (held && held.length > 0) this.emit(held.splice(0).join(""));
+    }
+  }
 }

@@ -1,14 +1,16 @@
 /**
  * `paysandbox run` (CONTRACT §6 "Steps and `paysandbox run`"): runs each file's steps in order
- * against a target (a fresh in-process sandbox per file, or `--target URL`) and returns one result
- * per step. A file stops at its first failed step; the steps after it are reported as skipped.
+ * against a target of its own (a fresh in-process sandbox, or with `--target URL` a new sandbox on
+ * that server, deleted after the run unless kept) and returns one result per step. A file stops at
+ * its first failed step; the steps after it are reported as skipped. Files run side by side
+ * (`parallel`, default the number of files up to 8); results keep the files' order.
  *
  * LIMITATIONS:
  * - Against `--target`, `${callbackUrl}` is on 127.0.0.1 of the machine running the command: the
  *   target must reach it there (a container needs the host's network) or the deliveries fail
  *   (the journal still records their bodies, which is what webhook steps check).
- * - Against `--target`, a file's `startTime` only moves the shared clock forward; it never goes back.
  */
+import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { describeStep, FileRun, StepFailure } from "./file-run.js";
 import { httpTarget, TargetError } from "./http-target.js";
@@ -43,28 +45,54 @@ export interface FileResult {
   ms: number;
   /** A problem before any step could run (target unreachable, scenario refused by the target). */
   error?: string;
+  /** With `--target`: the sandbox the file ran in, and whether it was kept. */
+  sandbox?: { id: string; baseUrl: string; kept: boolean };
+  /** A line for the reader about what outlived the run (`kept sandbox … at …`, a failed delete). */
+  note?: string;
 }
+
+/** Files run side by side by default, at most this many. */
+export const DEFAULT_PARALLEL_MAX = 8;
+export const defaultParallel = (files: number) => Math.max(1, Math.min(files, DEFAULT_PARALLEL_MAX));
 
 export interface RunOptions {
   target?: string;
   adminToken?: string;
-  /** Called as each step starts (the live progress line) and ends. */
-  onStepStart?: (file: LoadedFile, index: number, name: string) => void;
-  onStepEnd?: (file: LoadedFile, result: StepResult) => void;
-  onFileStart?: (file: LoadedFile) => void;
+  /** With `target`: leave each file's sandbox on the server. */
+  keep?: boolean;
+  /** Files run at once (default: defaultParallel). */
+  parallel?: number;
+  /**
+   * Called as each file starts and ends, and as each step starts (the live progress line) and ends;
+   * `fileIndex` is the file's place in the list (files run side by side).
+   */
+  onFileStart?: (file: LoadedFile, fileIndex: number) => void;
+  onStepStart?: (file: LoadedFile, index: number, name: string, fileIndex: number) => void;
+  onStepEnd?: (file: LoadedFile, result: StepResult, fileIndex: number) => void;
+  onFileEnd?: (file: LoadedFile, result: FileResult, fileIndex: number) => void;
 }
 
 /** Runs one loaded file on its own target; never throws for a step, only records. */
-export async function runFile(loaded: LoadedFile, opts: RunOptions, receiver: Receiver): Promise<FileResult> {
+export async function runFile(loaded: LoadedFile, opts: RunOptions, receiver: Receiver, fileIndex = 0): Promise<FileResult> {
+  const result = await runSteps(loaded, opts, receiver, fileIndex);
+  opts.onFileEnd?.(loaded, result, fileIndex);
+  return result;
+}
+
+async function runSteps(loaded: LoadedFile, opts: RunOptions, receiver: Receiver, fileIndex: number): Promise<FileResult> {
   const t0 = performance.now();
   const steps = loaded.scenario.steps ?? [];
   const result: FileResult = { file: loaded.file, scenario: loaded.scenario.name, steps: [], ms: 0 };
-  opts.onFileStart?.(loaded);
-  if (loaded.usesReceiver) await receiver.start();
+  opts.onFileStart?.(loaded, fileIndex);
   let target: Target;
   try {
+    if (loaded.usesReceiver) await receiver.start();
     target = opts.target
-      ? await httpTarget(opts.target, loaded.scenario, opts.adminToken)
+      ? await httpTarget(opts.target, loaded.scenario, {
+          name: basename(loaded.file),
+          adminToken: opts.adminToken,
+          keep: opts.keep,
+        })
       : inProcessTarget(loaded.scenario, loaded.file);
   } catch (err) {
     result.error = err instanceof TargetError ? err.message : `cannot load the scenario: ${(err as Error).message}`;
@@ -72,6 +100,7 @@ export async function runFile(loaded: LoadedFile, opts: RunOptions, receiver: Re
     result.ms = performance.now() - t0;
     return result;
   }
+  if (target.sandbox) result.sandbox = { ...target.sandbox, kept: opts.keep === true };
   const run = new FileRun(loaded, target, receiver);
   let failed = false;
   try {
@@ -80,10 +109,10 @@ export async function runFile(loaded: LoadedFile, opts: RunOptions, receiver: Re
       if (failed) {
         const skipped: StepResult = { index, name, status: "skipped", ms: 0, summary: "skipped after a failed step" };
         result.steps.push(skipped);
-        opts.onStepEnd?.(loaded, skipped);
+        opts.onStepEnd?.(loaded, skipped, fileIndex);
         continue;
       }
-      opts.onStepStart?.(loaded, index, name);
+      opts.onStepStart?.(loaded, index, name, fileIndex);
       const s0 = performance.now();
       let r: StepResult;
       try {
@@ -108,21 +137,33 @@ export async function runFile(loaded: LoadedFile, opts: RunOptions, receiver: Re
         };
       }
       result.steps.push(r);
-      opts.onStepEnd?.(loaded, r);
+      opts.onStepEnd?.(loaded, r, fileIndex);
     }
   } finally {
-    await target.close();
+    const note = await target.close();
+    if (note) result.note = note;
   }
   result.ms = performance.now() - t0;
   return result;
 }
 
-/** Runs the files one after the other, in this process, sharing one webhook receiver (opened only if used). */
+/**
+ * Runs the files, `parallel` at once (each on its own target), in this process, sharing one webhook
+ * receiver (opened only if used). The results are in the files' order whatever order they end in.
+ */
 export async function runFiles(files: LoadedFile[], opts: RunOptions = {}): Promise<FileResult[]> {
   const receiver = new Receiver();
-  const results: FileResult[] = [];
+  const results: FileResult[] = new Array(files.length);
+  const lanes = Math.max(1, Math.min(opts.parallel ?? defaultParallel(files.length), files.length));
+  let next = 0;
+  const lane = async () => {
+    while (next < files.length) {
+      const i = next++;
+      results[i] = await runFile(files[i] as LoadedFile, opts, receiver, i);
+    }
+  };
   try {
-    for (const f of files) results.push(await runFile(f, opts, receiver));
+    await Promise.all(Array.from({ length: lanes }, lane));
   } finally {
     await receiver.close();
   }

@@ -7,6 +7,7 @@ import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Config } from "../config.js";
 import { type Db, inTransaction } from "../db/client.js";
 import * as schema from "../db/schema/index.js";
+import type { EventLog } from "../events/event-log.js";
 import type { MerchantService } from "../modules/merchants/merchants.service.js";
 import type { Clock } from "../platform/clock.js";
 import { parseInstant, realNowMs, toIso } from "../platform/clock.js";
@@ -23,10 +24,15 @@ export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
 export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
 
 /**
- * Tables reset keeps: instance identity (JWT secret) and the other sandboxes of the server (a reset
- * of the root resets the root only, CONTRACT §8). Every other table is emptied.
+ * Tables reset keeps: instance identity (JWT secret), the other sandboxes of the server (a reset
+ * of the root resets the root only, CONTRACT §8) and the live events (CONTRACT §9: a listener sees
+ * the reset among the other events, and its ids never go back). Every other table is emptied.
  */
-const KEPT_TABLES = new Set<string>([getTableName(schema.sandboxState), getTableName(schema.sandboxes)]);
+const KEPT_TABLES = new Set<string>([
+  getTableName(schema.sandboxState),
+  getTableName(schema.sandboxes),
+  getTableName(schema.events),
+]);
 
 export interface ControlDeps {
   config: Pick<Config, "startTime" | "scenarios">;
@@ -36,6 +42,8 @@ export interface ControlDeps {
   work: DueWorkRunner;
   merchants: MerchantService;
   scenarios: ScenarioService;
+  /** The live events: `reset` and `clock` (CONTRACT §9). */
+  events: Pick<EventLog, "reset" | "clock">;
 }
 
 export class ControlService {
@@ -68,12 +76,14 @@ export class ControlService {
       for (const t of tables) {
         if (!KEPT_TABLES.has(getTableName(t))) this.ctx.db.run(sql`DELETE FROM ${t}`);
       }
+      this.ctx.events.reset();
     });
     this.ctx.merchants.seedBuiltin();
     for (const file of this.ctx.config.scenarios) this.ctx.scenarios.loadFile(file);
     this.ctx.scenarios.changed();
+    const from = this.ctx.clock.nowMs();
     this.ctx.clock.resetTo(opts.startTime ?? this.startTime());
-    this.ctx.clockStore.save();
+    this.moved(from);
     for (const hook of this.resetHooks) hook();
   }
 
@@ -112,7 +122,15 @@ export class ControlService {
     // (the scheduler itself wakes only where charges are due).
     const reached = this.ctx.clock.nowMs();
     ran.ticks = Math.floor(reached / SCHEDULER_TICK_MS) - Math.floor(now / SCHEDULER_TICK_MS);
-    this.ctx.clockStore.save();
+    this.moved(now, reached);
     return { now: toIso(this.ctx.clock.nowMs()), ran };
+  }
+
+  /** Persists the clock after a jump and, when it moved, says so to the listeners (CONTRACT §9 `clock`). */
+  private moved(from: number, to = this.ctx.clock.nowMs()): void {
+    inTransaction(this.ctx.db, () => {
+      this.ctx.clockStore.save();
+      if (to !== from) this.ctx.events.clock(from, to);
+    });
   }
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
+import type { HostedPageService } from "../modules/apm/hosted-page.service.js";
 import { FormRejected, type ShopperPage } from "../modules/apm/hosted-page.service.js";
 import { labelOf } from "../modules/apm/methods.js";
 import { SandboxError } from "../platform/errors.js";
@@ -44,7 +44,7 @@ const waiting = (p: ShopperPage) =>
   (p.details.apmResponseData.actionType === "REDIRECT" || p.details.apmResponseData.actionType === "QR");
 
 /** The hosted payment page and the QR page, and their answers (CONTRACT §3 "Hosted payment page", "APM flows"); no auth. */
-export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPages: HostedPageService }) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;
     const title = err.status === 404 ? "Unknown transaction" : "Page closed";

@@ -1,16 +1,21 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
-import { cardMask } from "../modules/payments/card.js";
+import { maskNumber } from "../modules/payments/card.js";
+import type { Clock } from "../platform/clock.js";
 import { parseInstant, toIso } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
+import type { ScenarioService } from "../scenarios/scenario.service.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
+import type { ControlService } from "./control.service.js";
 import { advanceRoute, clockRoute, healthRoute, listScenariosRoute, loadScenarioRoute, resetRoute } from "./sandbox.routes.js";
 
-const mask = (number: string) => cardMask(number.slice(0, 6), number.slice(-4));
+const mask = (number: string) => maskNumber(number);
 const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
 
-export function registerSandbox(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerSandbox(
+  app: OpenAPIHono<AppEnv>,
+  ctx: { clock: Clock; control: ControlService; scenarios: ScenarioService },
+) {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
   app.openapi(resetRoute, async (c) => {

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
 import { cardMask } from "../modules/payments/card.js";
+import type { PaymentService } from "../modules/payments/payments.service.js";
 import { SandboxError } from "../platform/errors.js";
 import { formatAmount } from "../platform/money.js";
 import { renderChallenge, renderMessage } from "./three-ds.js";
@@ -17,7 +17,7 @@ export function withTransactionId(url: string, id: string): string {
 }
 
 /** The 3DS challenge page and its answer (CONTRACT §3 "3DS challenge page"); no auth. */
-export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;
     const title = err.status === 404 ? "Unknown transaction" : "Challenge closed";
@@ -37,7 +37,7 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
         merchant: merchant.mid,
         amount: formatAmount(row.orderAmount, row.orderCurrency),
         currency: row.orderCurrency,
-        cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+        cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
         iframe: c.req.valid("query").mode === "iframe",
       });
       return c.html(page, 200, NO_STORE);

@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
+import type { TransactionLifecycle } from "../modules/transactions/lifecycle.js";
 import { completeTransactionRoute } from "./transactions.routes.js";
 
 /** `POST /_sandbox/transactions/{id}/complete` (CONTRACT §4). */
-export function registerTransactionsControl(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerTransactionsControl(app: OpenAPIHono<AppEnv>, ctx: { transactions: TransactionLifecycle }) {
   app.openapi(completeTransactionRoute, (c) => {
     const { id } = c.req.valid("param");
     const body = c.req.valid("json");

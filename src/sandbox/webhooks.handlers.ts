@@ -1,10 +1,12 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
 import type { AppEnv } from "../http/env.js";
-import { webhookJournalRoute, webhookReplayRoute } from "../webhooks/webhooks.routes.js";
+import type { WebhookJournal } from "../webhooks/journal.js";
+import { webhookDeliveryRoute, webhookJournalRoute, webhookReplayRoute } from "../webhooks/webhooks.routes.js";
 
-export function registerWebhooks(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerWebhooks(app: OpenAPIHono<AppEnv>, ctx: { journal: WebhookJournal }) {
   app.openapi(webhookJournalRoute, (c) => c.json(ctx.journal.list(c.req.valid("query")), 200));
+
+  app.openapi(webhookDeliveryRoute, (c) => c.json(ctx.journal.get(c.req.valid("param").id), 200));
 
   app.openapi(webhookReplayRoute, (c) => c.json(ctx.journal.replay(c.req.valid("param").id, c.req.valid("json") ?? {}), 201));
 }

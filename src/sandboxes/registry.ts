@@ -58,6 +58,8 @@ export interface Composition {
   busy(): boolean;
   /** Persists its clock in its own database. */
   saveClock(): void;
+  /** Puts its clock at `ms` now (a new sandbox's clock starts when it is ready, not before it was opened). */
+  startClockAt(ms: number): void;
   /**
    * Finishes what runs (webhooks get `graceMs`, then are recorded as interrupted), saves its clock
    * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
@@ -217,6 +219,9 @@ export class SandboxRegistry {
       void comp.close(0).finally(() => this.removeFiles(id));
       throw err;
     }
+    // its time starts now that it is ready: the 201 says `now` = startTime
+    comp.startClockAt(start);
+    row.clockReal = this.o.wallNow();
     this.rows.set(id, row);
     this.opened.set(id, { comp, active: 0, lastReal: now });
     const first = merchants[0];

@@ -3,13 +3,13 @@
  * them, adds their merchants and keeps the whole document for the outcome engine and FX.
  */
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { asc } from "drizzle-orm";
 import { type Db, inTransaction } from "../db/client.js";
 import type { Merchant } from "../db/schema/index.js";
 import { scenarios } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
-import { badRequest } from "../platform/errors.js";
+import { badRequest, SandboxError } from "../platform/errors.js";
+import { jsonTooDeep, loadYaml, MAX_DEPTH, MAX_YAML_ALIASES, valueTooDeep, yamlTooDeep } from "../platform/nesting.js";
 import { describeIssues, SCENARIO_LIMITS, type Scenario, scenarioSchema } from "./scenario.schema.js";
 
 /** Where a scenario's merchants go (the merchants service), seen from below. */
@@ -21,6 +21,7 @@ export interface MerchantStore {
 export class ScenarioService {
   private cached: Scenario[] | undefined;
   private readonly listeners: Array<() => void> = [];
+  private readonly loadListeners: Array<(scenario: Scenario) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -28,8 +29,9 @@ export class ScenarioService {
     private readonly merchants: MerchantStore,
   ) {}
 
-  /** Validates and loads one document; all or nothing. Throws a 400 SandboxError naming the path. */
+  /** Validates and loads one document (at most MAX_DEPTH deep); all or nothing. Throws a 400 SandboxError naming the path. */
   load(document: unknown, source: string): Scenario {
+    if (valueTooDeep(document)) throw tooDeep(source);
     const bytes = Buffer.byteLength(JSON.stringify(document) ?? "");
     if (bytes > SCENARIO_LIMITS.bytes) {
       throw badRequest(`Invalid scenario (${source}): (root): ${bytes} bytes, at most ${SCENARIO_LIMITS.bytes} allowed`);
@@ -61,6 +63,7 @@ export class ScenarioService {
         .values({ name: scenario.name, document: scenario, source, loadedAt: this.clock.nowMs() })
         .onConflictDoUpdate({ target: scenarios.name, set: { document: scenario, source, loadedAt: this.clock.nowMs() } })
         .run();
+      for (const l of this.loadListeners) l(scenario);
     });
     this.changed();
     return scenario;
@@ -98,6 +101,11 @@ export class ScenarioService {
       .map((r) => ({ scenario: r.document as Scenario, loadedAt: r.loadedAt }));
   }
 
+  /** Runs inside the transaction of every load (the live events, CONTRACT §9). */
+  onLoad(listener: (scenario: Scenario) => void): void {
+    this.loadListeners.push(listener);
+  }
+
   /** Called after every load and reset, so derived caches (outcome engine, FX) rebuild. */
   onChange(listener: () => void): void {
     this.listeners.push(listener);
@@ -109,15 +117,30 @@ export class ScenarioService {
   }
 }
 
-/** Parses YAML (a superset of JSON) or JSON text into a document; a syntax error is a 400. */
+/** The message of a document nested deeper than MAX_DEPTH (CONTRACT §6: a bad file names the path and the problem). */
+const tooDeep = (source: string) =>
+  badRequest(`Invalid scenario (${source}): (root): nested deeper than ${MAX_DEPTH} levels of sequences and mappings`);
+
+/**
+ * Parses YAML (a superset of JSON) or JSON text into a document; a syntax error is a 400. Depth is
+ * judged before the parse, on the text (the parsers recurse per level), and again on the value, where
+ * a YAML alias counts as deep as what it names (a cycle is too deep); at most MAX_YAML_ALIASES
+ * aliases are expanded, so a "billion laughs" document is refused in milliseconds.
+ */
 export function parseDocument(text: string, source: string): unknown {
+  let document: unknown;
   try {
-    if (source.endsWith(".json")) return JSON.parse(text);
-    // loaded on first use: most starts load no YAML, and cold start need not parse it; `<<: *anchor`
-    // merge keys let a file write one request body and vary it
-    const yaml = createRequire(import.meta.url)("yaml") as typeof import("yaml");
-    return yaml.parse(text, { merge: true });
+    if (source.endsWith(".json")) {
+      if (jsonTooDeep(text)) throw tooDeep(source);
+      return JSON.parse(text);
+    }
+    if (yamlTooDeep(text)) throw tooDeep(source);
+    // `<<: *anchor` merge keys let a file write one request body and vary it
+    document = loadYaml().parse(text, { merge: true, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
+    if (err instanceof SandboxError) throw err;
     throw badRequest(`Invalid scenario (${source}): cannot parse: ${(err as Error).message.split("\n")[0]}`);
   }
+  if (valueTooDeep(document)) throw tooDeep(source);
+  return document;
 }

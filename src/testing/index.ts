@@ -3,12 +3,12 @@
  * server"): the real app on `:memory:`, listening on a free port of 127.0.0.1, with a real HTTP
  * receiver for its webhooks. Parallel test files each get their own, so one moving its clock never
  * disturbs another. An entry point like main.ts: it composes the app, nothing imports it.
+ * `connectSandbox()` (connect.ts) gives the same handle for a sandbox on a running server instead.
  *
  * LIMITATIONS: the clock runs at scale 1 between advances (as `paysandbox start` does); due work
  * also runs once a real second, like the server's own timer.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type Server } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "../app.js";
@@ -17,9 +17,11 @@ import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
-import type { ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+import { closeServer, listen, webhookReceiver } from "./receiver.js";
+import type { SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
-export type { ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+export { connectSandbox } from "./connect.js";
+export type { ConnectSandboxOptions, ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 const DAY_MS = 86_400_000;
 
@@ -27,69 +29,6 @@ function instant(value: string | Date, name: string): number {
   const ms = value instanceof Date ? value.getTime() : parseInstant(value);
   if (ms === undefined || Number.isNaN(ms)) throw new TypeError(`startSandbox: ${name} is not an ISO 8601 date-time`);
   return ms;
-}
-
-function listen(server: Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  });
-}
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-}
-
-/** The webhook receiver: records each request, answers 200, and wakes the waiters. */
-function receiver() {
-  const received: ReceivedWebhook[] = [];
-  const waiters = new Set<(hook: ReceivedWebhook) => void>();
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      const u = new URL(req.url ?? "/", "http://receiver");
-      let body: unknown = raw;
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        // not JSON: keep the text
-      }
-      const hook: ReceivedWebhook = {
-        path: u.pathname,
-        query: Object.fromEntries(u.searchParams),
-        headers: req.headers,
-        body,
-        raw,
-      };
-      received.push(hook);
-      res.end("ok");
-      for (const w of [...waiters]) w(hook);
-    });
-  });
-  const waitFor = (pred: (hook: ReceivedWebhook) => boolean, options: { timeoutMs?: number } = {}) => {
-    const already = received.find(pred);
-    if (already) return Promise.resolve(already);
-    const timeoutMs = options.timeoutMs ?? 5000;
-    return new Promise<ReceivedWebhook>((resolve, reject) => {
-      const waiter = (hook: ReceivedWebhook) => {
-        if (!pred(hook)) return;
-        waiters.delete(waiter);
-        clearTimeout(timer);
-        resolve(hook);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(waiter);
-        reject(new Error(`webhooks.waitFor: no matching webhook within ${timeoutMs} ms (${received.length} received)`));
-      }, timeoutMs);
-      waiters.add(waiter);
-    });
-  };
-  return { server, received, waitFor };
 }
 
 /**
@@ -104,7 +43,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
   const logger = pino({ level: options.logLevel ?? "silent" });
   let base = "";
   const ctx = createContext({ config, clock, logger, publicUrl: () => base });
-  const hooks = receiver();
+  const hooks = webhookReceiver();
   let server: Server | undefined;
   const timer = setInterval(() => void ctx.work.runUntil().catch(() => undefined), 1000);
   timer.unref();
@@ -169,7 +108,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
         if (closed) return;
         closed = true;
         clearInterval(timer);
-        await Promise.all([close(running), close(hooks.server)]);
+        await Promise.all([closeServer(running), closeServer(hooks.server)]);
         await ctx.work.idle();
         await ctx.webhooks.close();
         closeDb(ctx.db);
@@ -177,8 +116,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     };
   } catch (err) {
     clearInterval(timer);
-    if (server?.listening) await close(server);
-    if (hooks.server.listening) await close(hooks.server);
+    if (server?.listening) await closeServer(server);
+    if (hooks.server.listening) await closeServer(hooks.server);
     if (ctx.db.$client.open) closeDb(ctx.db);
     throw err;
   }

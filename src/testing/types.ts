@@ -1,6 +1,7 @@
 /**
  * The public types of `paysandbox/testing`. Only type declarations, no imports: scripts/build.mjs
- * ships this file as dist/testing.d.ts (with the declaration of startSandbox appended).
+ * ships this file as dist/testing.d.ts (with the declarations of startSandbox and connectSandbox
+ * appended).
  */
 
 export interface StartSandboxOptions {
@@ -10,6 +11,20 @@ export interface StartSandboxOptions {
   startTime?: string | Date;
   /** pino level of the sandbox's log (default "silent"). */
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+}
+
+/** Options of `connectSandbox(serverUrl, options)`: the body of `POST /_sandbox/sandboxes` (CONTRACT §8). */
+export interface ConnectSandboxOptions {
+  /** A scenario to create it with: a file path (.yaml, .yml, .json; sent as its text) or the document itself. */
+  scenario?: string | Record<string, unknown>;
+  /** Virtual time it starts at (ISO 8601 or a Date); default the server root's now. */
+  startTime?: string | Date;
+  /** A label for people (the server's dashboard and list), e.g. the test file's name. */
+  name?: string;
+  /** ISO 8601 duration of real time without a request after which the server deletes it (default PT1H, at most P7D). */
+  ttl?: string;
+  /** The server's SANDBOX_ADMIN_TOKEN, when it has one; default the SANDBOX_ADMIN_TOKEN environment variable. */
+  adminToken?: string;
 }
 
 /** A merchant's credentials and ids, as a request body needs them. */
@@ -34,8 +49,12 @@ export interface ReceivedWebhook {
   raw: string;
 }
 
+/** A sandbox for one test file: `startSandbox()` (in this process) or `connectSandbox()` (on a running server). */
 export interface TestSandbox {
-  /** Base URL of the sandbox, e.g. http://127.0.0.1:43121 */
+  /**
+   * Base URL of the sandbox, e.g. http://127.0.0.1:43121 (startSandbox), or its baseUrl on the
+   * server, e.g. http://localhost:8080/sandboxes/sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M (connectSandbox).
+   */
   url: string;
   /** The scenario's first merchant, else the built-in one. */
   merchant: SandboxMerchant;
@@ -45,7 +64,10 @@ export interface TestSandbox {
    */
   auth(merchantKey?: string, merchantSecret?: string): Promise<string>;
   clock: {
-    /** The virtual time now, ISO 8601. */
+    /**
+     * The virtual time now, ISO 8601. With connectSandbox, reckoned without a request: the time the
+     * server last answered (create, advance, reset) plus the real time since, at the server's scale.
+     */
     now(): string;
     /**
      * Moves virtual time forward by an ISO 8601 duration ("P1D", "PT5M") or to an instant
@@ -61,8 +83,11 @@ export interface TestSandbox {
     /** The first webhook (already received or still to come) for which `pred` is true. */
     waitFor(pred: (hook: ReceivedWebhook) => boolean, options?: { timeoutMs?: number }): Promise<ReceivedWebhook>;
   };
-  /** POST /_sandbox/reset: empties the sandbox, reloads the scenario, clock back to its start (or `startTime`). */
+  /** POST /_sandbox/reset: empties the sandbox, reloads the scenario, clock back to its start (or `startTime`); received webhooks cleared. */
   reset(options?: { startTime?: string | Date }): Promise<void>;
-  /** Stops the server and the receiver and closes the database. */
+  /**
+   * startSandbox: stops the server and the receiver and closes the database. connectSandbox:
+   * deletes the sandbox on the server (`DELETE /_sandbox/sandboxes/{id}`) and stops the receiver.
+   */
   close(): Promise<void>;
 }

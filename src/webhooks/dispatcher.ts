@@ -68,6 +68,17 @@ interface Outcome {
   durationMs: number;
 }
 
+/** One attempt's result, as recorded (the live events, CONTRACT §9); `url` with its userinfo masked. */
+export interface AttemptRecord {
+  seq: number;
+  deliveryId: string;
+  url: string;
+  attempt: number;
+  at: number;
+  httpStatus: number | null;
+  error: string | null;
+}
+
 interface Flight {
   row: DueRow;
   n: number;
@@ -176,6 +187,7 @@ export class WebhookDispatcher implements DueWork {
   /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
   private taken: Flight[] = [];
   private readonly takenKey = {};
+  private readonly attemptListeners: Array<(a: AttemptRecord) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -187,6 +199,11 @@ export class WebhookDispatcher implements DueWork {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.concurrency = Math.max(1, opts.concurrency ?? 64);
     this.logger = opts.logger ?? pino({ level: "silent" });
+  }
+
+  /** Runs inside the transaction that records each attempt's result (interrupted ones included). */
+  onAttempt(listener: (a: AttemptRecord) => void): void {
+    this.attemptListeners.push(listener);
   }
 
   /** Requests on the wire now (tests, shutdown). */
@@ -616,6 +633,17 @@ export class WebhookDispatcher implements DueWork {
       error: o.error,
       durationMs: o.durationMs,
     });
+    for (const l of this.attemptListeners) {
+      l({
+        seq: o.row.seq,
+        deliveryId: o.row.id,
+        url: maskUrl(o.row.url),
+        attempt: o.n,
+        at: o.at,
+        httpStatus: o.httpStatus,
+        error: o.error,
+      });
+    }
     if (!o.ok) {
       this.logger.warn(
         {

@@ -60,6 +60,16 @@ export const webhookJournalRoute = createRoute({
   responses: { 200: jsonResponse(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
 });
 
+export const webhookDeliveryRoute = createRoute({
+  method: "get",
+  path: "/_sandbox/webhooks/{id}",
+  tags,
+  security,
+  summary: "One delivery of the journal, with its attempts (its id is a webhook event's deliveryId)",
+  request: { params: pathParam("id") },
+  responses: { 200: jsonResponse(WebhookDeliverySchema, "The delivery"), ...errorResponses(401, 404) },
+});
+
 export const ReplayRequestSchema = z
   .object({
     chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "CONTRACT §4 webhook chaos for this replay" }),

@@ -102,7 +102,7 @@ describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
     await waitForHooks(tx.transactionId, 3);
     expect(hooksFor(tx.transactionId).map((b) => b.transactionStatus)).toEqual(["PENDING", "PROCESSING", "SUCCEED"]);
     expect(hooksFor(tx.transactionId)[2]?.apmRequestPayload).toMatchObject({
-      accountNumber: "****5678",
+      accountNumber: "12345678",
       accountHolderName: "Jane Doe",
     });
   });

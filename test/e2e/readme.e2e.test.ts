@@ -33,6 +33,20 @@ function runScript(script: string): Promise<{ code: number; output: string }> {
 }
 
 describe("README examples", () => {
+  it("every code fence is closed before the next section: no heading renders inside a code block", () => {
+    let open: { line: number; fence: string } | undefined;
+    const lines = readFileSync(`${ROOT}README.md`, "utf8").split("\n");
+    lines.forEach((text, i) => {
+      const fence = /^(`{3,}|~{3,})/.exec(text)?.[1];
+      if (fence && (!open || (fence[0] === open.fence[0] && fence.length >= open.fence.length && text.trim() === fence))) {
+        open = open ? undefined : { line: i + 1, fence };
+      } else if (open && /^#{2,3} /.test(text)) {
+        throw new Error(`README.md:${i + 1}: heading "${text}" inside the code block opened at line ${open.line}`);
+      }
+    });
+    expect(open, `README.md: the code block opened at line ${open?.line} is never closed`).toBeUndefined();
+  });
+
   it("every sh block runs in order, on a fresh and on a reused database", async () => {
     const blocks = runnableBlocks(readFileSync(`${ROOT}README.md`, "utf8"));
     expect(blocks.length).toBeGreaterThan(3);

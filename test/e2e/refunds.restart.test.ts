@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
-import { type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
+import { call, type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { refundBody, verifyStatusSignature } from "../http/refunds.support.js";
 
@@ -17,16 +17,6 @@ afterEach(async () => {
   server = undefined;
   receiver = undefined;
 });
-
-async function call(method: string, url: string, body?: unknown, auth?: string) {
-  const res = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field below
-  return { status: res.status, body: (await res.json()) as any };
-}
 
 describe("a refund across a kill -9 of the real server", () => {
   it("PENDING before the crash, SUCCEED after the restart, the original REFUNDED, each callback once", async () => {

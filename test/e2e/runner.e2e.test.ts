@@ -30,7 +30,7 @@ describe("the paysandbox command line", () => {
     [["start", "--help"], /^Usage: paysandbox start \[options\][\s\S]*--port <value>[\s\S]*\[env PORT\][\s\S]*--scenario <file>/],
     [
       ["run", "--help"],
-      /^Usage: paysandbox run \[options\] <files\.\.\.>[\s\S]*--target <url>[\s\S]*--junit <file>[\s\S]*--reporter <name>/,
+      /^Usage: paysandbox run \[options\] <files\.\.\.>[\s\S]*--target <url>[\s\S]*--keep[\s\S]*--parallel <n>[\s\S]*--junit <file>[\s\S]*--reporter <name>/,
     ],
     [["schema", "--help"], /^Usage: paysandbox schema \[options\]/],
     [["--version"], new RegExp(`^${pkg.version.replace(/\./g, "\\.")}\n$`)],
@@ -84,9 +84,14 @@ describe("the paysandbox command line", () => {
     const xml = readFileSync(junit, "utf8");
     expect(xml.match(/<testsuite /g)).toHaveLength(LIBRARY.length);
     expect(xml).not.toMatch(/<failure|<error/);
-    // the files ran in the running sandbox: its clock went to their startTime, then a year on
-    const clock = await fetch(`${server.url}/_sandbox/clock`, { headers: { authorization: "Bearer qa-t0ken" } });
-    expect(Date.parse(((await clock.json()) as { now: string }).now)).toBeGreaterThanOrEqual(Date.parse("2027-03-04T09:00:00Z"));
+    expect(xml.match(/<property name="sandbox" value="http:\/\/localhost:\d+\/sandboxes\/sbx_\w{20}"\/>/g)).toHaveLength(
+      LIBRARY.length,
+    );
+    // each file ran in a sandbox of its own, deleted after: the root's clock never moved to their startTime
+    const admin = { headers: { authorization: "Bearer qa-t0ken" } };
+    const clock = await fetch(`${server.url}/_sandbox/clock`, admin);
+    expect(((await clock.json()) as { now: string }).now).toMatch(/^2026-02-01/);
+    expect(await (await fetch(`${server.url}/_sandbox/sandboxes`, admin)).json()).toEqual([]);
   }, 90_000);
 
   it("run --target: a refused admin token fails the file (exit 1), so does a wrong expectation (with its JUnit failure)", async () => {
@@ -96,7 +101,9 @@ describe("the paysandbox command line", () => {
       { SANDBOX_ADMIN_TOKEN: "" },
       30_000,
     );
-    expect(refused.output).toMatch(/could not run: POST http:\/\/127\.0\.0\.1:\d+\/_sandbox\/scenarios answered 401/);
+    expect(refused.output).toMatch(
+      /could not run: POST http:\/\/127\.0\.0\.1:\d+\/_sandbox\/sandboxes answered 401: Admin token required: Authorization: Bearer <SANDBOX_ADMIN_TOKEN> \(give its SANDBOX_ADMIN_TOKEN with --admin-token\)/,
+    );
     expect(lastLine(refused.output)).toBe("0 passed, 0 failed");
     expect(refused.code).toBe(1);
 

@@ -5,7 +5,7 @@
  */
 import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
+import { call, type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { type SwitchServer, startSwitchServer } from "../unit/webhooks.support.js";
 
@@ -17,16 +17,6 @@ afterEach(async () => {
   server = undefined;
   receiver = undefined;
 });
-
-async function call(method: string, url: string, body?: unknown, auth?: string) {
-  const res = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field below
-  return { status: res.status, body: (await res.json().catch(() => null)) as any };
-}
 
 const CREDS = { merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" };
 const token = async (base: string) => (await call("POST", `${base}/api/v1/auth`, CREDS)).body.token as string;

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
 import type { JournalEntry } from "../../src/webhooks/journal.js";
-import { type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
+import { call, type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { type SwitchServer, startSwitchServer } from "../unit/webhooks.support.js";
 
@@ -18,16 +18,6 @@ afterEach(async () => {
   server = undefined;
   receiver = undefined;
 });
-
-async function call(method: string, url: string, body?: unknown, auth?: string) {
-  const res = await fetch(url, {
-    method,
-    headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field below
-  return { status: res.status, body: (await res.json()) as any };
-}
 
 async function pay(base: string, token: string, callbackUrl: string): Promise<string> {
   const res = await call("POST", `${base}/api/v1/payments/card`, cardPaymentBody({ callbackUrl }), token);

@@ -95,3 +95,14 @@ export function runCli(
     });
   });
 }
+
+/** A JSON call to a running server: status and parsed body (null when the answer is not JSON). */
+export async function call(method: string, url: string, body?: unknown, auth?: string) {
+  const res = await fetch(url, {
+    method,
+    headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: JSON answers, checked field by field by the tests
+  return { status: res.status, body: (await res.json().catch(() => null)) as any };
+}

@@ -111,6 +111,67 @@ describe("APM pay-in validation (CONTRACT §3 APM methods)", () => {
   });
 });
 
+describe("the method is judged before its fields (CONTRACT §3 APM methods)", () => {
+  const PAYOUT = { paymentMethod: "SMART_BANK_TRANSFER_PAYOUT", paymentType: "BANK_TRANSFER" };
+  const wallet = (body: Body) => {
+    const {
+      order: _o,
+      billingDetails: _b,
+      device: _d,
+      callbackUrl: _c,
+      successRedirectUrl: _s,
+      failureRedirectUrl: _f,
+      ...rest
+    } = body;
+    return rest;
+  };
+  it.each([
+    [
+      "a payout-only method with a payout's body (no order, billing, device, URLs)",
+      wallet(apmBody("SMART_E_WALLET", {}, { ...PAYOUT, accountNumber: "000123456789", bankAccountType: "SAVINGS" })),
+      "Invalid field: apmPayload.paymentMethod",
+    ],
+    [
+      "a payout-only method with a field the pay-in methods would refuse",
+      apmBody("SMART_E_WALLET", {}, { ...PAYOUT, accountNumber: "000-123" }),
+      "Invalid field: apmPayload.paymentMethod",
+    ],
+    [
+      "the wrong paymentType with a bad field",
+      apmBody("SMART_E_WALLET", {}, { paymentMethod: "SMART_E_WALLET", paymentType: "BANK_TRANSFER", accountNumber: "x" }),
+      "Invalid field: apmPayload.paymentType",
+    ],
+    [
+      "a wallet method with another paymentType and only the wallet fields",
+      wallet(apmBody("APPLE_PAY", {}, { paymentMethod: "APPLE_PAY", paymentType: "E_WALLET" })),
+      "Invalid field: apmPayload.paymentType",
+    ],
+    [
+      "UPI_QR in USD with a bad field and no billing details",
+      apmBody("UPI_QR", { currency: "USD", billingDetails: undefined }, { accountNumber: "x" }),
+      "Invalid field: currency",
+    ],
+  ])("pay-in, %s → 400 naming the method's field, nothing written", async (_name, body, message) => {
+    await refused(sign(body), message);
+  });
+
+  it("a pay-in-only method sent as a payout, with a bad field → Invalid field: apmPayload.paymentMethod", async () => {
+    const body = payoutBody("SMART_E_WALLET", {}, { paymentMethod: "UPI_QR", paymentType: "BANK_TRANSFER", accountNumber: "12" });
+    await refused(body, "Invalid field: apmPayload.paymentMethod", "/api/v1/payouts/apm");
+  });
+
+  it("the reason says which methods the route takes", async () => {
+    const res = await s.http
+      .post("/api/v1/payments/apm")
+      .set("authorization", token)
+      .send(apmBody("SMART_E_WALLET", {}, { ...PAYOUT, accountNumber: "000-123" }));
+    expect(res.body.errors[0]).toEqual({
+      field: "apmPayload.paymentMethod",
+      message: expect.stringMatching(/^SMART_BANK_TRANSFER_PAYOUT is a payout method; pay-ins take SMART_E_WALLET, /),
+    });
+  });
+});
+
 describe("APM payout validation (interface §4.12)", () => {
   it("no Referer → Missing required field: Referer", async () => {
     await refused(payoutBody(), "Missing required field: Referer", "/api/v1/payouts/apm", null);

@@ -67,7 +67,7 @@ describe("POST /payments/apm: methods with every field (CONTRACT §3 APM methods
       apmRequestPayload: {
         paymentMethod: "SMART_BANK_TRANSFER",
         paymentType: "BANK_TRANSFER",
-        accountNumber: "********6789",
+        accountNumber: "000123456789",
         bankName: "Sandbox Bank",
         accountHolderName: "Jane Doe",
       },

@@ -1,6 +1,14 @@
+import { Writable } from "node:stream";
+import { getRequestListener } from "@hono/node-server";
+import pino from "pino";
+import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { apmBody, hmac, payoutBody } from "./apm.support.js";
+import { createApp } from "../../src/app.js";
+import { defaultConfig } from "../../src/config.js";
+import { createContext } from "../../src/context.js";
+import { ManualClock } from "../../src/platform/clock.js";
+import { BUILTIN, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { apmBody, type Body, hmac, payoutBody, sign } from "./apm.support.js";
 
 let s: TestSandbox;
 let mine: string;
@@ -121,5 +129,92 @@ describe("wallet sessions (interface §4.13; CONTRACT §3)", () => {
     expect((await session({ validationUrl, origin: "other.example", intentToken: "t" })).body.errorMessage).toBe(
       "Invalid field: origin",
     );
+  });
+});
+
+describe("the decrypted wallet flow (interface §4.13 item 4; CONTRACT §3 APM flows)", () => {
+  it("only the wallet fields, with or without a token object: the test-card table decides; the PAN is never stored or logged", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const ctx = createContext({
+      config: defaultConfig({ publicUrl: "http://sandbox.test" }),
+      clock: new ManualClock(T0),
+      logger: pino({ level: "trace" }, stream),
+    });
+    try {
+      const http = supertest(getRequestListener(createApp(ctx).fetch));
+      const auth = (
+        await http.post("/api/v1/auth").send({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret })
+      ).body.token as string;
+      let n = 0;
+      const walletPay = (pan: string, token?: Body) =>
+        http
+          .post("/api/v1/payments/apm")
+          .set("authorization", auth)
+          .send(
+            sign({
+              requestId: `decrypted-${++n}`,
+              accountId: String(BUILTIN.accountId),
+              amount: "20.50",
+              currency: "USD",
+              apmPayload: {
+                paymentMethod: n % 2 ? "APPLE_PAY" : "GOOGLE_PAY",
+                paymentType: "MOBILE_WALLET",
+                ...(token ? { token } : {}),
+                decrypted: { applicationPrimaryAccountNumber: pan, onlinePaymentCryptogram: "AgAAAAAABk4DWZ4C28yUQAAAAAA=" },
+              },
+            }),
+          );
+      const aside = {
+        paymentMethod: { displayName: "Visa 0002", network: "Visa", type: "debit" },
+        transactionIdentifier: "A1B2",
+      };
+
+      const declined = await walletPay("4000000000000002", aside);
+      expect(declined.status).toBe(200);
+      expect(declined.body).toMatchObject({
+        transactionStatus: "FAILED",
+        declineCode: 2,
+        apmResponseData: { actionType: "NONE" },
+      });
+      const approved = await walletPay("4111111111111111", aside);
+      expect(approved.body).toMatchObject({ transactionStatus: "SUCCEED", apmResponseData: { actionType: "NONE" } });
+      const bare = await walletPay("5500000000000004");
+      expect(bare.body.transactionStatus).toBe("SUCCEED");
+
+      const info = await http.get(`/api/v1/payments/apm/info/${declined.body.transactionId}`).set("authorization", auth);
+      expect(info.body.apmRequestPayload).toEqual({
+        paymentMethod: "APPLE_PAY",
+        paymentType: "MOBILE_WALLET",
+        token: {},
+        decrypted: { applicationPrimaryAccountNumber: "400000******0002" },
+      });
+
+      const db = ctx.db.$client;
+      const tables = db.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>;
+      const dump = JSON.stringify(tables.map(({ name }) => db.prepare(`select * from "${name}"`).all()));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const pan of ["4000000000000002", "4111111111111111", "5500000000000004"]) {
+        expect(dump).not.toContain(pan);
+        expect(lines.join("")).not.toContain(pan);
+      }
+      expect(dump).not.toContain("AgAAAAAABk4DWZ4C28yUQAAAAAA=");
+    } finally {
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      ctx.db.$client.close();
+    }
+  });
+
+  it("a token without paymentData and no decrypted PAN → Missing required field: apmPayload.token.paymentData", async () => {
+    const body = apmBody("APPLE_PAY", {}, { token: { transactionIdentifier: "A1B2" } });
+    const res = await s.http.post("/api/v1/payments/apm").set("authorization", mine).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body.errorMessage).toBe("Missing required field: apmPayload.token.paymentData");
   });
 });

@@ -18,7 +18,13 @@ afterEach(async () => {
   receiver = undefined;
 });
 
-const INDEX = { name: "paysandbox", docs: "/docs", openapi: "/openapi.json", health: "/_sandbox/health" };
+const INDEX = {
+  name: "paysandbox",
+  docs: "/docs",
+  openapi: "/openapi.json",
+  health: "/_sandbox/health",
+  sandboxes: "/_sandbox/sandboxes",
+};
 
 describe("GET / negotiates JSON for clients that ask, the dashboard for browsers", () => {
   it.each([

@@ -214,3 +214,178 @@ describe("no 5xx over the APM routes (issue 8)", () => {
     );
   });
 });
+
+describe("deep nesting is bad input, refused before any recursive work (issue 20 item 6)", () => {
+  const LIMIT = 64;
+  /** JSON text nested `depth` levels (arrays, objects, or both in turn) around `inner`. */
+  const nestJson = (depth: number, shape: "array" | "object" | "mixed", inner = "1") => {
+    const kinds = Array.from({ length: depth }, (_, i) => (shape === "array" || (shape === "mixed" && i % 2 === 1) ? "[" : "{"));
+    return (
+      kinds.map((k) => (k === "[" ? "[" : '{"a":')).join("") +
+      inner +
+      kinds
+        .reverse()
+        .map((k) => (k === "[" ? "]" : "}"))
+        .join("")
+    );
+  };
+  /** A valid body's JSON with a nested value added under `deep`: `depth` counts the body's own object. */
+  const withDeep = (body: unknown, depth: number, shape: "array" | "object" | "mixed") => {
+    const text = JSON.stringify(body);
+    return `${text.slice(0, -1)}${text === "{}" ? "" : ","}"deep":${nestJson(depth - 1, shape)}}`;
+  };
+
+  const jsonRoutes: Array<{ name: string; method: "post" | "put"; path: () => string; body: () => unknown; field?: "error" }> = [
+    ...routes,
+    { name: "card payment", method: "post", path: () => "/api/v1/payments/card", body: () => cardPaymentBody() },
+    { name: "APM pay-in", method: "post", path: () => "/api/v1/payments/apm", body: () => apmBody("SMART_BANK_TRANSFER") },
+    { name: "APM payout", method: "post", path: () => "/api/v1/payouts/apm", body: () => payoutBody() },
+    {
+      name: "wallet session",
+      method: "post",
+      path: () => "/api/v1/wallet-pay/merchant-session",
+      body: () => ({ validationUrl: "https://wallet.example/start", origin: "localhost", intentToken: "pi_1" }),
+    },
+    {
+      name: "report",
+      method: "post",
+      path: () => "/api/v1/report-generator/s2s",
+      body: () => ({ dateFrom: "2026-01-01", dateTo: "2026-01-31" }),
+      field: "error",
+    },
+    { name: "scenarios", method: "post", path: () => "/_sandbox/scenarios", body: () => ({ name: "deep" }) },
+    { name: "clock advance", method: "post", path: () => "/_sandbox/clock/advance", body: () => ({ by: "PT0S" }) },
+    { name: "reset", method: "post", path: () => "/_sandbox/reset", body: () => ({}) },
+    {
+      name: "complete",
+      method: "post",
+      path: () => `/_sandbox/transactions/${paymentId}/complete`,
+      body: () => ({ status: "SUCCEED" }),
+    },
+    { name: "webhook replay", method: "post", path: () => "/_sandbox/webhooks/wh_x/replay", body: () => ({}) },
+  ];
+  const send = (method: "post" | "put", path: string, text: string, type = "application/json") =>
+    s.http[method](path)
+      .set("authorization", auth)
+      .set("referer", "https://shop.example")
+      .set("x-merchant-key", "sandbox_merchant_key")
+      .set("x-merchant-secret", "sandbox_merchant_secret")
+      .set("content-type", type)
+      .send(text);
+  const refusedForDepth = (
+    res: { status: number; body: Record<string, unknown> },
+    field: "error" | "errorMessage" = "errorMessage",
+  ) => {
+    expect(res.status).toBe(400);
+    expect(res.body[field]).toBe("Invalid field: body");
+    if (field === "errorMessage") {
+      expect(res.body.errors).toEqual([{ field: "body", message: `arrays and objects nested deeper than ${LIMIT} levels` }]);
+    }
+  };
+
+  for (const route of jsonRoutes) {
+    it(`${route.name}: a JSON body nested 10,000 levels deep → 400 naming the body, nothing written`, async () => {
+      for (const shape of ["array", "object", "mixed"] as const) {
+        const before = rows();
+        const res = await send(route.method, route.path(), withDeep(route.body(), 10_000, shape));
+        refusedForDepth(res, route.field);
+        expect(rows()).toEqual(before);
+      }
+      refusedForDepth(await send(route.method, route.path(), nestJson(10_000, "array")), route.field);
+    });
+  }
+
+  it("any JSON route, any depth past the bound → 400 naming the body; at the bound → not refused for its depth", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: jsonRoutes.length - 1 }),
+        fc.integer({ min: 2, max: 3000 }),
+        fc.constantFrom("array" as const, "object" as const, "mixed" as const),
+        async (pick, depth, shape) => {
+          const route = jsonRoutes[pick]!;
+          const res = await send(route.method, route.path(), withDeep(route.body(), depth, shape));
+          expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) expect(typeof res.body[route.field ?? "errorMessage"]).toBe("string");
+          if (depth > LIMIT) refusedForDepth(res, route.field);
+          else expect(res.body.errorMessage ?? res.body.error).not.toBe("Invalid field: body");
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("a string holding brackets is not nesting", async () => {
+    const res = await send("post", "/_sandbox/clock/advance", JSON.stringify({ by: "PT0S", note: `"[{\\${"[".repeat(500)}` }));
+    expect(res.status).toBe(200);
+  });
+
+  /** YAML text nested `depth` levels in one of YAML's ways to nest. */
+  const nestYaml = (depth: number, shape: "flow" | "flowMap" | "compact" | "block" | "blockSeq") => {
+    const head = "name: deep-yaml\nrules:";
+    const under = depth - 1; // the document's own mapping is the first level
+    switch (shape) {
+      case "flow":
+        return `${head} ${"[".repeat(under)}${"]".repeat(under)}\n`;
+      case "flowMap":
+        return `${head} ${"{a: ".repeat(under)}1${"}".repeat(under)}\n`;
+      case "compact":
+        return `${head}\n${"- ".repeat(under)}x\n`;
+      case "block":
+        return `${head}\n${Array.from({ length: under }, (_, i) => `${" ".repeat(i + 1)}a:\n`).join("")}${" ".repeat(under + 1)}b\n`;
+      case "blockSeq": {
+        // "- b:" opens a sequence and a mapping; the next "- b:" is the mapping's indentless sequence
+        const lines = Array.from({ length: Math.floor(under / 2) }, (_, i) => `${"  ".repeat(i)}- b:`);
+        if (under % 2 === 1) lines.push(`${"  ".repeat(lines.length)}- x`);
+        else lines[lines.length - 1] += " x";
+        return `${head}\n${lines.join("\n")}\n`;
+      }
+    }
+  };
+  const postYaml = (text: string) => send("post", "/_sandbox/scenarios", text, "application/yaml");
+  const deepYaml = (res: { status: number; body: Record<string, unknown> }) => {
+    expect(res.status).toBe(400);
+    expect(String(res.body.errorMessage)).toMatch(/^Invalid field: body$|nested deeper than 64 levels/);
+  };
+
+  it("YAML nested 10,000 levels deep, in each of YAML's ways (and a 1 MiB compact sequence) → 400, cheaply", async () => {
+    for (const shape of ["flow", "flowMap", "compact", "block", "blockSeq"] as const) {
+      const depth = shape === "block" || shape === "blockSeq" ? 1_000 : 10_000;
+      deepYaml(await postYaml(nestYaml(depth, shape)));
+    }
+    deepYaml(await postYaml(`name: deep-yaml\nrules:\n${"- ".repeat(520_000)}x\n`));
+    expect((await s.http.get("/_sandbox/scenarios")).body.map((x: { name: string }) => x.name)).not.toContain("deep-yaml");
+  });
+
+  it("YAML aliases: a billion laughs, a cycle, and an alias that nests past the bound → 400, cheaply", async () => {
+    const laughs = ["name: laughs", "a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [p, q] of ["ba", "cb", "dc", "ed", "fe", "gf", "hg", "ih"])
+      laughs.push(`${p}: &${p} [${Array(9).fill(`*${q}`).join(", ")}]`);
+    const bomb = await postYaml(laughs.join("\n"));
+    expect(bomb.status).toBe(400);
+    expect(bomb.body.errorMessage).toMatch(/alias/i);
+    deepYaml(await postYaml("name: cycle\nrules: &r [*r]\n"));
+    deepYaml(await postYaml("name: cycle\ncards: &c {x: *c}\n"));
+    const forty = (inner: string) => `${"[".repeat(40)}${inner}${"]".repeat(40)}`;
+    deepYaml(await postYaml(`name: alias\nx: &a ${forty("1")}\nrules: ${forty("*a")}\n`));
+  });
+
+  it("YAML at the bound is not refused for its depth; random YAML depths and shapes are never a 5xx", async () => {
+    for (const shape of ["flow", "flowMap", "compact", "block", "blockSeq"] as const) {
+      const res = await postYaml(nestYaml(LIMIT, shape));
+      expectClean(res);
+      expect(String(res.body.errorMessage)).not.toMatch(/^Invalid field: body$|nested deeper/);
+    }
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 1000 }), // block nesting grows as the square of its depth: 1,000 levels stay under 1 MiB
+        fc.constantFrom("flow" as const, "flowMap" as const, "compact" as const, "block" as const, "blockSeq" as const),
+        async (depth, shape) => {
+          const res = await postYaml(nestYaml(depth, shape));
+          expectClean(res);
+          if (depth > LIMIT) deepYaml(res);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});

@@ -61,7 +61,7 @@ describe("merchant isolation", () => {
 });
 
 describe("card data at rest (house rule: only BIN, last 4, expiry, holder, profile)", () => {
-  // Scenario documents are kept whole (scenarios table), so a scenario card's number is in the file by
+  // Scenario documents are kept as written but for their steps (scenarios table), so a scenario card's number is in the file by
   // design, inside its document; it must be nowhere else. The callback URL has a fixed port so that no
   // random digits sit next to the (4-digit, distinctive) CVVs.
   const SCENARIO_CARD = "6011000990139424";

@@ -278,6 +278,21 @@ describe("paysandbox run: exit status and reports", () => {
     expect(out).toBe(""); // nothing ran
   });
 
+  it.each([
+    [{ parallel: "0" }, 'paysandbox run: --parallel: expected a whole number from 1 to 64, got "0"'],
+    [{ parallel: "two" }, 'paysandbox run: --parallel: expected a whole number from 1 to 64, got "two"'],
+    [{ parallel: "65" }, 'paysandbox run: --parallel: expected a whole number from 1 to 64, got "65"'],
+    [{ parallel: "1.5" }, 'paysandbox run: --parallel: expected a whole number from 1 to 64, got "1.5"'],
+    [{ keep: true }, "paysandbox run: --keep: keeps the sandbox made on the --target server; give --target URL"],
+    [{ target: "localhost:8080" }, 'paysandbox run: --target: expected an http(s) URL, got "localhost:8080"'],
+  ])("a bad option %j → exit 2 naming it, and nothing runs", async (opts, message) => {
+    const file = scenarioFile({ name: "fine", steps: [{ request: "GET /_sandbox/health" }] });
+    const { code, out, err } = await runCli([file], opts);
+    expect(code).toBe(2);
+    expect(err.trim()).toBe(message);
+    expect(out).toBe("");
+  });
+
   it("a missing file or broken YAML → exit 2 naming the file", async () => {
     const missing = await runCli(["/no/such/scenario.yaml"]);
     expect(missing).toMatchObject({ code: 2, out: "" });

@@ -7,10 +7,11 @@ import { hmacBase64 } from "../../src/platform/crypto.js";
 import { readForm } from "../../src/runner/form.js";
 import { loadScenarioFile } from "../../src/runner/load.js";
 import { fillChecksums, resolveRefs } from "../../src/runner/refs.js";
+import { InFileOrder } from "../../src/runner/report.js";
 import { runFiles } from "../../src/runner/run.js";
 import { ROOT } from "../helpers/server.js";
 import { CARDS } from "./payments.body.js";
-import { payment, runDoc, START, scenarioFile, threeDsPayment } from "./runner.support.js";
+import { payment, runCli, runDoc, START, scenarioFile, threeDsPayment } from "./runner.support.js";
 
 const QA = { merchantKey: "qa_key", merchantSecret: "qa_secret", mid: "qa-mid", merchantId: 5001, accountId: 6001 };
 
@@ -218,5 +219,72 @@ describe("paysandbox run: steps that pass", () => {
       outcomes: ["success", "failure"],
     });
     expect(readForm("<p>no form</p>")).toBeUndefined();
+  });
+});
+
+describe("paysandbox run: files side by side", () => {
+  /** A file whose clock moves `days` days, then checks it moved from its own start only. */
+  const dayFile = (name: string, days: number) =>
+    scenarioFile({
+      name,
+      startTime: START,
+      steps: [
+        { request: "POST /api/v1/payments/card", body: payment({ callbackUrl: "${callbackUrl}" }), save: "p" },
+        { advance: `P${days}D` },
+        {
+          request: "GET /_sandbox/clock",
+          expect: { body: { now: `2026-03-${String(1 + days).padStart(2, "0")}T09:00:00.000Z` } },
+        },
+        { webhook: { transactionId: "${p.transactionId}", delivery: "delivered" } },
+        { request: "GET /_sandbox/webhooks", expect: { body: [{ status: "delivered" }] } },
+      ],
+    });
+
+  it("each on its own in-process sandbox; each file's lines together, in the files' order, whatever order they end in", async () => {
+    const files = [dayFile("slow", 20), dayFile("fast", 1), dayFile("mid", 9)];
+    for (const parallel of [undefined, 1, 3]) {
+      const { code, out } = await runCli(files, parallel === undefined ? {} : { parallel });
+      expect(code, out).toBe(0);
+      const lines = out.trimEnd().split("\n");
+      expect(lines.filter((l) => !l.startsWith("  pass  "))).toEqual([
+        `${files[0]} (slow, fresh in-process sandbox)`,
+        `${files[1]} (fast, fresh in-process sandbox)`,
+        `${files[2]} (mid, fresh in-process sandbox)`,
+        "15 passed, 0 failed",
+      ]);
+      for (const f of files) {
+        const at = lines.indexOf(lines.find((l) => l.startsWith(`${f} (`)) ?? "");
+        expect(lines.slice(at + 1, at + 6).map((l) => l.slice(0, 11))).toEqual([0, 1, 2, 3, 4].map((i) => `  pass  [${i}]`));
+      }
+    }
+  });
+
+  it("prints a file's lines once every file before it has ended, the first unfinished one's as they come", () => {
+    let out = "";
+    const print = new InFileOrder(3, (t) => {
+      out += t;
+    });
+    print.write(2, "c1 ");
+    print.write(0, "a1 ");
+    print.write(1, "b1 ");
+    expect([print.isLive(0), print.isLive(1)]).toEqual([true, false]);
+    print.end(2);
+    print.write(0, "a2 ");
+    expect(out).toBe("a1 a2 ");
+    print.end(0); // b is now live, c has ended: b's so far, then b's as they come
+    expect(out).toBe("a1 a2 b1 ");
+    expect(print.isLive(1)).toBe(true);
+    print.write(1, "b2 ");
+    print.end(1);
+    expect(out).toBe("a1 a2 b1 b2 c1 ");
+  });
+
+  it("the JSON report keeps the files' order", async () => {
+    const files = [dayFile("a", 3), dayFile("b", 2)];
+    const { code, out } = await runCli(files, { reporter: "json", parallel: 2 });
+    expect(code).toBe(0);
+    const doc = JSON.parse(out) as { files: Array<{ file: string; sandbox?: unknown }> };
+    expect(doc.files.map((f) => f.file)).toEqual(files);
+    expect(doc.files[0]?.sandbox).toBeUndefined();
   });
 });

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
-import { startSwitchServer } from "../unit/webhooks.support.js";
+import { closedPortUrl, startSwitchServer } from "../unit/webhooks.support.js";
 import { CARDS, cardPaymentBody } from "./payments.body.js";
 import { subscriptionBody, tokenizeBody } from "./subscriptions.support.js";
 
@@ -277,5 +277,35 @@ describe("fairness", () => {
     } finally {
       await silent.close();
     }
+  });
+});
+
+describe("a closed sandbox's time keeps running", () => {
+  it("is opened by the tick when its work falls due (a webhook retry) and runs it", async () => {
+    s = makeServer({ idleMs: 1_000 });
+    const a = await s.create({ startTime: "2027-01-01T00:00:00Z" });
+    const token = await s.token(a.base);
+    const dead = await closedPortUrl();
+    const pay = await s.http
+      .post(`${a.base}/api/v1/payments/card`)
+      .set("authorization", token)
+      .send(cardPaymentBody({ callbackUrl: `${dead}/cb` }));
+    const attempts = async () => {
+      const j = await s.http.get(`${a.base}/_sandbox/webhooks?transactionId=${pay.body.transactionId}`);
+      return (j.body as Array<{ attempts: unknown[] }>)[0]?.attempts.length ?? 0;
+    };
+    // the first attempt fails at once (nothing listens); the retry is due 2 virtual minutes later
+    for (let i = 0; i < 50 && (await attempts()) < 1; i++) await s.server.sandboxes.tick();
+    expect(await attempts()).toBe(1);
+    s.wall.advance(5_000);
+    await s.server.tick();
+    expect(s.server.sandboxes.openCount).toBe(0);
+    // at scale 1, three real minutes later the retry is due: the tick opens the sandbox to send it
+    s.wall.advance(180_000);
+    await s.server.tick();
+    expect(s.server.sandboxes.openCount).toBe(1);
+    const sandbox = s.server.sandboxes;
+    for (let i = 0; i < 50 && (await attempts()) < 2; i++) await sandbox.tick();
+    expect(await attempts()).toBe(2);
   });
 });

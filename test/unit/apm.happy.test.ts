@@ -41,7 +41,7 @@ describe("data collection and the kept payload", () => {
     ]);
   });
 
-  it("echoPayload masks account numbers, drops token data and reduces a PAN to its mask", () => {
+  it("echoPayload keeps account numbers as sent, drops token data and reduces a PAN to its mask", () => {
     expect(
       echoPayload({
         paymentMethod: "APPLE_PAY",
@@ -51,9 +51,31 @@ describe("data collection and the kept payload", () => {
       }),
     ).toEqual({
       paymentMethod: "APPLE_PAY",
-      accountNumber: "********6789",
+      accountNumber: "000123456789",
       token: { paymentData: { data: "[masked]" } },
       decrypted: { applicationPrimaryAccountNumber: "411111******1111" },
+    });
+  });
+});
+
+describe("echoPayload keeps no card data among the keys the schema does not name", () => {
+  it("drops CVV-like keys and masks card-number-like keys, keeps the rest as sent", () => {
+    const out = echoPayload({
+      paymentMethod: "SMART_BANK_TRANSFER",
+      accountNumber: "000123456789",
+      cvv: "1234",
+      card_cvc2: "987",
+      securityCode: "555",
+      cardNumber: "4111111111111111",
+      pan: "5500000000000004",
+      note: "kept",
+    });
+    expect(out).toEqual({
+      paymentMethod: "SMART_BANK_TRANSFER",
+      accountNumber: "000123456789",
+      cardNumber: "411111******1111",
+      pan: "550000******0004",
+      note: "kept",
     });
   });
 });

@@ -129,13 +129,14 @@ describe("card data", () => {
     expect(c).toEqual({
       bin: "550000",
       last4: "0004",
+      length: 16,
       expMonth: "01",
       expYear: "2026",
       holder: "Ada",
       brand: "MASTERCARD",
       profile: "test:1",
     });
-    expect(cardMask(c.bin, c.last4)).toBe("550000******0004");
+    expect(cardMask(c.bin, c.last4, c.length)).toBe("550000******0004");
   });
 
   it("accepts the current month and refuses the previous one by the virtual clock", () => {

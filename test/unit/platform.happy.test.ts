@@ -4,6 +4,7 @@ import { canonicalJson } from "../../src/platform/crypto.js";
 import { addDuration, addMonths, parseDuration } from "../../src/platform/duration.js";
 import { sequentialIds } from "../../src/platform/ids.js";
 import { convert, formatAmount, parseAmount, toMajorNumber } from "../../src/platform/money.js";
+import { jsonTooDeep, loadYaml, valueTooDeep, yamlTooDeep } from "../../src/platform/nesting.js";
 
 describe("money", () => {
   it("parses major-unit strings into minor units by ISO 4217 precision", () => {
@@ -120,5 +121,47 @@ describe("ids and canonical JSON", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
       canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }),
     );
+  });
+});
+
+describe("nesting depth (issue 20 item 6)", () => {
+  /** The smallest limit a check passes: the depth it measures. */
+  const measured = (tooDeep: (limit: number) => boolean) => {
+    for (let limit = 0; limit < 100; limit++) if (!tooDeep(limit)) return limit;
+    return Number.POSITIVE_INFINITY;
+  };
+  const depthOf = (v: unknown): number =>
+    v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0;
+
+  it("JSON text: exact for valid JSON, strings and escapes skipped", () => {
+    for (const value of [1, "x", [], {}, [[1], { a: [{}] }], { a: '"[{', b: ["\\", { c: ']}\\"[' }] }]) {
+      expect(measured((l) => jsonTooDeep(JSON.stringify(value), l))).toBe(depthOf(value));
+    }
+    expect(jsonTooDeep(`${"[".repeat(64)}${"]".repeat(64)}`)).toBe(false);
+    expect(jsonTooDeep(`${"[".repeat(65)}${"]".repeat(65)}`)).toBe(true);
+  });
+
+  it.each([
+    ["a flow mapping in a block sequence", "- {a: [1, {b: c}]}\n- x\n"],
+    ["an indentless sequence, then a key of its mapping", "a:\n- x\n- y: 1\n  z:\n  - 2\nb: c\n"],
+    ["explicit keys", "? a\n: b\n? - x\n  - y\n: - z\n"],
+    ["anchors, tags and a merge key", "base: &b\n  x: 1\n  y: [1, {z: 2}]\nother:\n  <<: *b\n  w: !!str 3\n"],
+    ["block and multi-line scalars holding indicators", "a: |\n  [[[[ - - :\n  x: y\nb:\n  - 'q: [\n    more'\n  - \"d: {\"\n"],
+    ["a flow collection over several lines", "a: [\n  1,\n  {b: [\n 2]}\n]\nc:\n  d: e\n"],
+    ["compact sequences", "- - - x\n  - y\n- z\n"],
+  ])("YAML text: %s measures as deep as it parses", (_name, text) => {
+    expect(measured((l) => yamlTooDeep(text, l))).toBe(depthOf(loadYaml().parse(text, { merge: true })));
+  });
+
+  it("values: shared parts count as deep as they are, a cycle is too deep", () => {
+    const leaf = [[[1]]];
+    expect(measured((l) => valueTooDeep({ a: leaf, b: [leaf, { c: leaf }] }, l))).toBe(6);
+    const cycle: unknown[] = [];
+    cycle.push({ again: cycle });
+    expect(valueTooDeep(cycle)).toBe(true);
+    let wide: unknown = 1;
+    for (let i = 0; i < 40; i++) wide = [wide, wide]; // 2^40 paths, 40 distinct arrays
+    expect(valueTooDeep(wide)).toBe(false);
+    expect(valueTooDeep(wide, 39)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** Vaulted cards (interface §2.2). No number, no CVV: BIN, last 4, expiry and the outcome profile. */
+/** Vaulted cards (interface §2.2). No number, no CVV: BIN, last 4, length, expiry and the outcome profile. */
 export const cardTokens = sqliteTable(
   "card_tokens",
   {
@@ -9,6 +9,8 @@ export const cardTokens = sqliteTable(
     requestId: text("request_id").notNull(),
     cardBin: text("card_bin").notNull(),
     cardLast4: text("card_last4").notNull(),
+    /** How many digits the number has; null on tokens from before it was kept. */
+    cardLength: integer("card_length"),
     expMonth: text("exp_month").notNull(),
     expYear: text("exp_year").notNull(),
     cardHolder: text("card_holder"),

@@ -4,7 +4,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 /**
  * Every money movement, one row each, whatever its kind (src/modules/transactions/kinds.ts):
  * card payments, one-click and subscription charges, refunds, card payouts, APM payments and
- * payouts. Card data is the BIN, last 4, expiry and holder only — never the number or the CVV.
+ * payouts. Card data is the BIN, last 4, length, expiry and holder only — never the number or the CVV.
  * `cardProfile` names the outcome profile the outcome engine resolved.
  * A refund's amounts are its own: `orderAmount` in the order currency, `processedAmount` its
  * share of the parent's processed amount (CONTRACT §3 FX).
@@ -20,6 +20,8 @@ export const transactions = sqliteTable(
     declineCode: integer("decline_code"),
     cardBin: text("card_bin"),
     cardLast4: text("card_last4"),
+    /** How many digits the number has (the mask shows one `*` per hidden digit); null on rows from before it was kept. */
+    cardLength: integer("card_length"),
     cardExpMonth: text("card_exp_month"),
     cardExpYear: text("card_exp_year"),
     cardHolder: text("card_holder"),

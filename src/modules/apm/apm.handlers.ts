@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
+import { gatewayRead } from "../../http/reads.js";
 import { missingField } from "../../platform/errors.js";
 import {
   type ApmCreateResponseBody,
@@ -12,22 +12,21 @@ import {
   createApmPaymentRoute,
   createApmPayoutRoute,
 } from "./apm.routes.js";
+import type { ApmService } from "./apm.service.js";
 
 /** APM pay-ins and payouts: create, status and info (interface §4.11, §4.12; CONTRACT §3), under /api/v1 and /v1. */
-export function registerApm(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) {
   gatewayRoute(app, createApmPaymentRoute, (c) => {
     const result = ctx.apm.createPayment(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body as ApmCreateResponseBody, 200);
   });
 
-  gatewayRoute(app, apmStatusRoute, (c) => {
-    const row = ctx.apm.getOwnPayment(c.get("merchant"), c.req.valid("param").id);
-    return c.json({ transactionId: row.id, transactionStatus: row.status }, 200);
+  gatewayRead(app, apmStatusRoute, (merchant, id) => {
+    const row = ctx.apm.getOwnPayment(merchant, id);
+    return { transactionId: row.id, transactionStatus: row.status };
   });
 
-  gatewayRoute(app, apmInfoRoute, (c) =>
-    c.json(ctx.apm.paymentInfo(c.get("merchant"), c.req.valid("param").id) as ApmInfoResponse, 200),
-  );
+  gatewayRead(app, apmInfoRoute, (merchant, id) => ctx.apm.paymentInfo(merchant, id) as ApmInfoResponse);
 
   gatewayRoute(app, createApmPayoutRoute, (c) => {
     if (!c.req.valid("header").referer) throw missingField("Referer");
@@ -35,7 +34,5 @@ export function registerApm(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
     return c.json(result.body as ApmCreateResponseBody, 200);
   });
 
-  gatewayRoute(app, apmPayoutInfoRoute, (c) =>
-    c.json(ctx.apm.payoutInfo(c.get("merchant"), c.req.valid("param").id) as ApmInfoResponse, 200),
-  );
+  gatewayRead(app, apmPayoutInfoRoute, (merchant, id) => ctx.apm.payoutInfo(merchant, id) as ApmInfoResponse);
 }

@@ -10,9 +10,9 @@ import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
 
-/** What an APM row keeps in `details`: only what callbacks echo, sensitive values masked. */
+/** What an APM row keeps in `details`: only what callbacks echo, card data masked. */
 export type ApmDetails = {
-  /** The request's apmPayload as echoed (apmRequestPayload): account numbers, tokens and PANs masked. */
+  /** The request's apmPayload as echoed (apmRequestPayload), with the HPP's fields: wallet token data and PANs masked. */
   apmPayload: Record<string, unknown>;
   apmResponseData: Record<string, unknown>;
   /** Fields the HPP still has to collect (empty once collected or when none were missing). */

@@ -1,5 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonResponse, pathParam } from "../../http/schemas.js";
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../http/env.js";
+import { readRoute } from "../../http/reads.js";
+import { errorResponses, httpUrl, jsonResponse } from "../../http/schemas.js";
 import {
   AmountSchema,
   BillingDetailsSchema,
@@ -12,7 +15,8 @@ import {
   text,
 } from "../../http/wire.js";
 import { hmacBase64 } from "../../platform/crypto.js";
-import { FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
+import { judgeMethod } from "./apm.rules.js";
+import { type Direction, FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 
@@ -35,13 +39,28 @@ export const ApmPayloadSchema = z
     accountHolderName: payloadField("accountHolderName"),
     bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
     token: z
-      .looseObject({ paymentData: z.looseObject({ data: text() }) })
+      .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
       .optional()
-      .openapi({ description: "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data" }),
+      .openapi({
+        description:
+          "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
+      }),
     decrypted: z
       .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
       .optional()
       .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
+  })
+  .superRefine((payload, ctx) => {
+    // interface §4.13 items 3-4: the encrypted flow's data, unless the decrypted flow's PAN is sent
+    if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
+      ctx.addIssue({
+        code: "invalid_type",
+        expected: "object",
+        input: undefined,
+        path: ["token", "paymentData"],
+        message: "received undefined",
+      });
+    }
   })
   .openapi("ApmPayload");
 
@@ -232,11 +251,36 @@ function payoutExamples() {
   return examples;
 }
 
-const IdParam = pathParam("id", "tx_4fQ...");
+const ID_EXAMPLE = "tx_4fQ...";
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * Runs before the body's validation on the APM create routes (CONTRACT §3 "APM methods"): the
+ * method, its direction, paymentType and currency are judged first, because which fields a body
+ * needs depends on them (a payout method sent as a pay-in is refused for its method, not for a
+ * field only pay-ins check). A body that is not JSON is left to the validator.
+ */
+function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (JSON_TYPE.test(c.req.header("content-type") ?? "")) {
+      let raw: unknown;
+      try {
+        raw = await c.req.json();
+      } catch {
+        raw = undefined;
+      }
+      if (isRecord(raw) && isRecord(raw.apmPayload)) judgeMethod(raw.apmPayload, direction, raw.currency);
+    }
+    await next();
+  };
+}
 
 export const createApmPaymentRoute = createRoute({
   method: "post",
   path: "/payments/apm",
+  middleware: [methodFirst("payin")],
   tags,
   summary: "Create an APM pay-in (PROCESSING, PENDING + redirect/QR, SUCCEED for wallets, or FAILED)",
   request: {
@@ -251,27 +295,28 @@ export const createApmPaymentRoute = createRoute({
   },
 });
 
-export const apmStatusRoute = createRoute({
-  method: "get",
+export const apmStatusRoute = readRoute({
   path: "/payments/apm/status/{id}",
   tags,
   summary: "Current status of an APM pay-in",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(StatusSchema, "Status"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: StatusSchema,
+  description: "Status",
 });
 
-export const apmInfoRoute = createRoute({
-  method: "get",
+export const apmInfoRoute = readRoute({
   path: "/payments/apm/info/{id}",
   tags,
   summary: "An APM pay-in in the APM-callback shape (§6.6)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: ApmCallbackSchema,
+  description: "The record",
 });
 
 export const createApmPayoutRoute = createRoute({
   method: "post",
   path: "/payouts/apm",
+  middleware: [methodFirst("payout")],
   tags,
   summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
   request: {
@@ -287,11 +332,11 @@ export const createApmPayoutRoute = createRoute({
   },
 });
 
-export const apmPayoutInfoRoute = createRoute({
-  method: "get",
+export const apmPayoutInfoRoute = readRoute({
   path: "/payouts/apm/info/{id}",
   tags,
   summary: "An APM payout: the webhook body (§4.12, §6.6 payout form)",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(ApmCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  example: ID_EXAMPLE,
+  schema: ApmCallbackSchema,
+  description: "The record",
 });

@@ -2,30 +2,40 @@
  * The rules APM pay-ins and payouts share (CONTRACT §3 "APM methods", "APM flows"): the method's
  * checks, the first status from an outcome, and the payload as it may be kept. Pure functions.
  */
-import { cardMask } from "../../platform/cards.js";
+import { maskNumber } from "../../platform/cards.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
-import { type ApmMethod, type Direction, methodOf, takesCurrency } from "./methods.js";
-
-const maskTail = (s: string): string => (s.length <= 4 ? "*".repeat(s.length) : `${"*".repeat(s.length - 4)}${s.slice(-4)}`);
+import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from "./methods.js";
 
 /**
- * The apmPayload as it may be kept and echoed (apmRequestPayload): account numbers keep their last
- * 4 digits, a wallet token keeps its shape without its data, a decrypted PAN becomes a card mask.
+ * The apmPayload as it may be kept and echoed (apmRequestPayload, CONTRACT §3 "Hosted payment page"):
+ * the typed fields as sent or entered (bank account numbers and wallet ids are not card data, and a
+ * test asserts what it sent), a wallet token without its data (nothing of a token sent beside a
+ * decrypted PAN), a decrypted PAN as its card mask.
  */
 export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...payload };
-  if (typeof out.accountNumber === "string") out.accountNumber = maskTail(out.accountNumber);
-  if (out.token !== undefined) out.token = { paymentData: { data: "[masked]" } };
+  const out: Record<string, unknown> = {};
+  // keys the schema does not name are kept as sent, but never card data: no CVV, no card number in clear
+  for (const [key, value] of Object.entries(payload)) {
+    if (CVV_KEY.test(key)) continue;
+    out[key] = CARD_KEY.test(key) && typeof value === "string" && /^\d{12,19}$/.test(value) ? maskNumber(value) : value;
+  }
+  const token = payload.token as { paymentData?: unknown } | undefined;
+  if (token !== undefined) out.token = token?.paymentData === undefined ? {} : { paymentData: { data: "[masked]" } };
   if (out.decrypted !== undefined) {
     const pan = (payload.decrypted as { applicationPrimaryAccountNumber?: unknown }).applicationPrimaryAccountNumber;
     out.decrypted = {
-      applicationPrimaryAccountNumber: typeof pan === "string" ? cardMask(pan.slice(0, 6), pan.slice(-4)) : null,
+      applicationPrimaryAccountNumber: typeof pan === "string" ? maskNumber(pan) : null,
     };
   }
   return out;
 }
+
+/** A key that holds a card's security code (`cvv`, `cvc2`, `securityCode`, `card_cvv`): dropped. */
+const CVV_KEY = /(cvv|cvc|securitycode|security_code)/i;
+/** A key that holds a card number (`cardNumber`, `pan`, `card_number`): its digits are kept as a mask. */
+const CARD_KEY = /^(pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
 
 /** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (CONTRACT §3 "APM flows"). */
 export const SETTLING: OutcomeSpec = { status: "PROCESSING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
@@ -55,19 +65,58 @@ export function firstStatus(spec: OutcomeSpec, start: Start): { status: string; 
   }
 }
 
+const ROUTE_NAME = { payin: "pay-ins", payout: "payouts" } as const;
+const DIRECTION_NAME = { payin: "pay-in", payout: "payout" } as const;
+const namesFor = (direction: Direction) =>
+  METHODS.filter((m) => m.directions.includes(direction))
+    .map((m) => m.paymentMethod)
+    .join(", ");
+
 /**
- * The method of an apmPayload, checked against the route's direction, its paymentType and the
- * currency (CONTRACT §3 "APM methods"): 400 naming `apmPayload.paymentMethod`,
- * `apmPayload.paymentType` or `currency`.
+ * The method judgement of CONTRACT §3 "APM methods": the method must be one of the catalog's for
+ * the route's direction, `paymentType` the method's own and the currency one it takes, else 400
+ * naming `apmPayload.paymentMethod`, `apmPayload.paymentType` or `currency`. It reads values that
+ * may not be validated yet (the APM create routes judge the raw body before its fields, since
+ * which fields count depends on the method): a value that is not a string is left to validation,
+ * and then undefined is returned when there is no method name to judge.
  */
+export function judgeMethod(
+  payload: { paymentMethod?: unknown; paymentType?: unknown },
+  direction: Direction,
+  currency: unknown,
+): ApmMethod | undefined {
+  const name = payload.paymentMethod;
+  if (typeof name !== "string") return undefined;
+  const method = methodOf(name);
+  if (!method) {
+    throw invalidField("apmPayload.paymentMethod", `unknown method; ${ROUTE_NAME[direction]} take ${namesFor(direction)}`);
+  }
+  if (!method.directions.includes(direction)) {
+    const other = direction === "payin" ? "payout" : "payin";
+    throw invalidField(
+      "apmPayload.paymentMethod",
+      `${name} is a ${DIRECTION_NAME[other]} method; ${ROUTE_NAME[direction]} take ${namesFor(direction)}`,
+    );
+  }
+  if (typeof payload.paymentType === "string" && payload.paymentType !== method.paymentType) {
+    throw invalidField("apmPayload.paymentType", `${name} is paymentType ${method.paymentType}`);
+  }
+  if (typeof currency === "string" && !takesCurrency(method, currency)) {
+    throw invalidField(
+      "currency",
+      `${name} takes ${Array.isArray(method.currencies) ? method.currencies.join(", ") : "any"} only`,
+    );
+  }
+  return method;
+}
+
+/** The method of a validated apmPayload, judged as above (the service's own check; the route judged it first). */
 export function checkMethod(
   payload: { paymentMethod: string; paymentType: string },
   direction: Direction,
   currency: string,
 ): ApmMethod {
-  const method = methodOf(payload.paymentMethod);
-  if (!method?.directions.includes(direction)) throw invalidField("apmPayload.paymentMethod");
-  if (payload.paymentType !== method.paymentType) throw invalidField("apmPayload.paymentType");
-  if (!takesCurrency(method, currency)) throw invalidField("currency");
+  const method = judgeMethod(payload, direction, currency);
+  if (!method) throw invalidField("apmPayload.paymentMethod");
   return method;
 }

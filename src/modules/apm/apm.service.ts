@@ -14,7 +14,8 @@
  *
  * LIMITATIONS:
  * - `paymentType` must be the method's own type (no routing by country or provider route);
- * - the apmPayload echo keeps unknown keys as sent; only the catalog's sensitive fields are masked.
+ * - the apmPayload echo keeps every key as sent (and the HPP's fields as entered); only card data
+ *   (a wallet token's data, a decrypted PAN) is masked.
  */
 import { luhnValid } from "../../platform/cards.js";
 import type { Clock } from "../../platform/clock.js";
@@ -55,8 +56,9 @@ export class ApmService {
 
   /**
    * Interface §4.11, the one use case behind POST /payments/apm: accountId, amount, the method's
-   * direction/type/currency and the request checksum are checked first (400 naming the field,
-   * nothing written), then, idempotently on requestId (operation "apm_payment"), the outcome.
+   * direction/type/currency (the route judged these before the body's fields) and the request
+   * checksum are checked first (400 naming the field, nothing written), then, idempotently on
+   * requestId (operation "apm_payment"), the outcome.
    */
   createPayment(merchant: Merchant, body: ApmPaymentRequest): IdempotentResult<ApmCreateResponse> {
     requireOwnMerchant(merchant, "accountId", body.accountId);

@@ -51,7 +51,8 @@ export class HostedPageService {
   /**
    * The shopper's answer on the HPP or QR page (CONTRACT §3 "Hosted payment page", "APM flows"):
    * `failure` → FAILED (declineCode 2); `success` needs every missing field, valid (else
-   * FormRejected and nothing changes), stores them (masked as for the request) and moves the
+   * FormRejected and nothing changes), stores them as entered (surrounding spaces trimmed; a wallet
+   * token without its data, as for the request) and moves the
    * transaction PENDING → PROCESSING, which settles SUCCEED a virtual minute later. Each change
    * sends its callback. Only from PENDING with a page to answer, else 409.
    */

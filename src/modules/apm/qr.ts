@@ -9,8 +9,18 @@
  * LIMITATIONS:
  * - the Pix key is a fixed sandbox key; the BR Code is static-style (no payload URL).
  */
-import { PNG } from "pngjs";
-import QRCode from "qrcode";
+import { createRequire } from "node:module";
+
+type QrLibs = { PNG: typeof import("pngjs").PNG; QRCode: typeof import("qrcode") };
+let libs: QrLibs | undefined;
+/** qrcode and pngjs load on the first QR pay-in (a fifth of the bundle a start need not parse, issue 19). */
+function qrLibs(): QrLibs {
+  if (!libs) {
+    const require = createRequire(import.meta.url);
+    libs = { PNG: (require("pngjs") as typeof import("pngjs")).PNG, QRCode: require("qrcode") as typeof import("qrcode") };
+  }
+  return libs;
+}
 
 /** `upi://pay?...` for a UPI_QR pay-in. */
 export function upiDeepLink(merchantName: string, amount: string, transactionId: string): string {
@@ -69,6 +79,7 @@ const QUIET = 4;
 
 /** A PNG (base64) of a QR code of `text`: black modules on white, a 4-module quiet zone. */
 export function qrPngBase64(text: string): string {
+  const { PNG, QRCode } = qrLibs();
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const side = (modules.size + 2 * QUIET) * SCALE;
   const png = new PNG({ width: side, height: side });

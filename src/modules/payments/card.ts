@@ -1,7 +1,7 @@
 /**
  * Card data at the edge (CONTRACT §3 test cards; house rule: numbers and CVVs are never stored
  * or logged). A request's card is validated here and reduced to what may be kept: BIN, last 4,
- * expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
+ * length, expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
  */
 
 import { CARD_NUMBER_REASON, luhnValid } from "../../platform/cards.js";
@@ -22,6 +22,8 @@ export interface CardInput {
 export interface CardOnFile {
   bin: string;
   last4: string;
+  /** The number's length (12-19); null for a token stored before it was kept. */
+  length: number | null;
   expMonth: string;
   expYear: string;
   holder: string | null;
@@ -66,6 +68,7 @@ export function readCard(card: CardInput, outcomes: Pick<OutcomeEngine, "profile
   return {
     bin,
     last4: number.slice(-4),
+    length: number.length,
     expMonth: card.expMonth,
     expYear: card.expYear,
     holder,
@@ -83,4 +86,4 @@ export function lookupBin(bin: string): BinRange | undefined {
   return best;
 }
 
-export { cardMask, luhnValid } from "../../platform/cards.js";
+export { cardMask, luhnValid, maskNumber } from "../../platform/cards.js";

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
+import { readRoute } from "../../http/reads.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
 import {
   AmountSchema,
   BillingDetailsSchema,
@@ -89,8 +90,6 @@ export const CardCallbackSchema = z
 
 export type CardInfoResponse = z.infer<typeof CardCallbackSchema>;
 
-const IdParam = pathParam("id", "tx_4fQ...");
-
 export const createCardPaymentRoute = createRoute({
   method: "post",
   path: "/payments/card",
@@ -103,20 +102,20 @@ export const createCardPaymentRoute = createRoute({
   },
 });
 
-export const cardStatusRoute = createRoute({
-  method: "get",
+export const cardStatusRoute = readRoute({
   path: "/payments/card/status/{id}",
   tags,
   summary: "Current status of a card transaction",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(CardStatusSchema, "Status"), ...errorResponses(401, 404) },
+  example: "tx_4fQ...",
+  schema: CardStatusSchema,
+  description: "Status",
 });
 
-export const cardInfoRoute = createRoute({
-  method: "get",
+export const cardInfoRoute = readRoute({
   path: "/payments/card/info/{id}",
   tags,
   summary: "A card transaction in the card-callback shape, with declineCode",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(CardCallbackSchema, "The record"), ...errorResponses(401, 404) },
+  example: "tx_4fQ...",
+  schema: CardCallbackSchema,
+  description: "The record",
 });

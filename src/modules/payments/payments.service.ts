@@ -9,7 +9,6 @@
  * - PROCESSING/PENDING: `completeAfter` by the clock, or the control plane's complete call.
  *
  * LIMITATIONS:
- * - the card mask always hides 6 digits (the number's length is not kept);
  * - a PROCESSING outcome without `completeAfter` waits for the complete call forever.
  */
 import type { Db } from "../../db/client.js";
@@ -152,6 +151,7 @@ export class PaymentService {
         declineCode,
         cardBin: card.bin,
         cardLast4: card.last4,
+        cardLength: card.length,
         cardExpMonth: card.expMonth,
         cardExpYear: card.expYear,
         cardHolder: card.holder,

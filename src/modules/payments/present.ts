@@ -36,7 +36,7 @@ export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "m
     mid: merchant.mid,
     transactionStatus: row.status,
     declineCode: row.declineCode,
-    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
     cardHolder: row.cardHolder,
     orderCurrency: row.orderCurrency,
     processedCurrency: row.processedCurrency,

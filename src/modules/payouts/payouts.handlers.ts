@@ -1,20 +1,21 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
+import { gatewayRead } from "../../http/reads.js";
 import { createPayoutRoute, type PayoutCreateResponse, payoutInfoRoute, payoutStatusRoute } from "./payouts.routes.js";
+import type { PayoutService } from "./payouts.service.js";
 
 /** Card payouts: create, status and info (interface §4.9; CONTRACT §3), under /api/v1 and /v1. */
-export function registerPayouts(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerPayouts(app: OpenAPIHono<AppEnv>, ctx: { payouts: PayoutService }) {
   gatewayRoute(app, createPayoutRoute, (c) => {
     const result = ctx.payouts.create(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body as PayoutCreateResponse, 200);
   });
 
-  gatewayRoute(app, payoutStatusRoute, (c) => {
-    const row = ctx.payouts.getOwn(c.get("merchant"), c.req.valid("param").id);
-    return c.json({ transactionId: row.id, transactionStatus: row.status }, 200);
+  gatewayRead(app, payoutStatusRoute, (merchant, id) => {
+    const row = ctx.payouts.getOwn(merchant, id);
+    return { transactionId: row.id, transactionStatus: row.status };
   });
 
-  gatewayRoute(app, payoutInfoRoute, (c) => c.json(ctx.payouts.info(c.get("merchant"), c.req.valid("param").id), 200));
+  gatewayRead(app, payoutInfoRoute, (merchant, id) => ctx.payouts.info(merchant, id));
 }

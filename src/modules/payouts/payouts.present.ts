@@ -30,7 +30,7 @@ export function presentPayout(row: TransactionRow, merchant: Pick<Merchant, "mid
     mid: merchant.mid,
     transactionStatus: row.status,
     declineCode: row.declineCode,
-    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? ""),
+    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
     cardHolder: row.cardHolder,
     totalAmount: toMajorNumber(row.processedAmount, row.processedCurrency),
     callbackUrl: row.callbackUrl,

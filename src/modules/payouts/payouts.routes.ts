@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
+import { readRoute } from "../../http/reads.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { AmountSchema, CardSchema, CurrencySchema, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
 
 const tags = ["Card payouts"];
@@ -74,8 +75,6 @@ export const PayoutInfoSchema = z
   })
   .openapi("CardPayoutCallback", { description: "Interface §6.3; also the info record (§2.5)" });
 
-const IdParam = pathParam("id", "po_4fQ...");
-
 export const createPayoutRoute = createRoute({
   method: "post",
   path: "/payouts/card",
@@ -88,20 +87,20 @@ export const createPayoutRoute = createRoute({
   },
 });
 
-export const payoutStatusRoute = createRoute({
-  method: "get",
+export const payoutStatusRoute = readRoute({
   path: "/payouts/card/status/{id}",
   tags,
   summary: "Current status of a card payout",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(PayoutStatusSchema, "Status"), ...errorResponses(401, 404) },
+  example: "po_4fQ...",
+  schema: PayoutStatusSchema,
+  description: "Status",
 });
 
-export const payoutInfoRoute = createRoute({
-  method: "get",
+export const payoutInfoRoute = readRoute({
   path: "/payouts/card/info/{id}",
   tags,
   summary: "A card payout in the payout-callback shape",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(PayoutInfoSchema, "The record"), ...errorResponses(401, 404) },
+  example: "po_4fQ...",
+  schema: PayoutInfoSchema,
+  description: "The record",
 });

@@ -82,6 +82,7 @@ export class PayoutService {
             declineCode,
             cardBin: card.bin,
             cardLast4: card.last4,
+            cardLength: card.length,
             cardExpMonth: card.expMonth,
             cardExpYear: card.expYear,
             cardHolder: card.holder,

@@ -1,20 +1,21 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
+import { gatewayRead } from "../../http/reads.js";
 import { createRefundRoute, type RefundCreateResponse, refundInfoRoute, refundStatusRoute } from "./refunds.routes.js";
+import type { RefundService } from "./refunds.service.js";
 
 /** Card refunds: create, status and info (interface §4.10; CONTRACT §3), under /api/v1 and /v1. */
-export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: { refunds: RefundService }) {
   gatewayRoute(app, createRefundRoute, (c) => {
     const result = ctx.refunds.create(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body as RefundCreateResponse, 200);
   });
 
-  gatewayRoute(app, refundStatusRoute, (c) => {
-    const row = ctx.refunds.getOwn(c.get("merchant"), c.req.valid("param").id);
-    return c.json({ refundId: row.id, transactionId: row.parentId ?? "", transactionStatus: row.status }, 200);
+  gatewayRead(app, refundStatusRoute, (merchant, id) => {
+    const row = ctx.refunds.getOwn(merchant, id);
+    return { refundId: row.id, transactionId: row.parentId ?? "", transactionStatus: row.status };
   });
 
-  gatewayRoute(app, refundInfoRoute, (c) => c.json(ctx.refunds.info(c.get("merchant"), c.req.valid("param").id), 200));
+  gatewayRead(app, refundInfoRoute, (merchant, id) => ctx.refunds.info(merchant, id));
 }

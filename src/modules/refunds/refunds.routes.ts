@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
+import { readRoute } from "../../http/reads.js";
+import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { AmountSchema, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
 
 const tags = ["Refunds"];
@@ -49,8 +50,6 @@ export const RefundInfoSchema = z
   })
   .openapi("RefundInfo", { description: "Interface §2.5 / §4.10" });
 
-const IdParam = pathParam("id", "rf_4fQ...");
-
 export const createRefundRoute = createRoute({
   method: "post",
   path: "/refunds/card",
@@ -63,20 +62,20 @@ export const createRefundRoute = createRoute({
   },
 });
 
-export const refundStatusRoute = createRoute({
-  method: "get",
+export const refundStatusRoute = readRoute({
   path: "/refunds/card/status/{id}",
   tags,
   summary: "Current status of a refund",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(RefundStatusSchema, "Status"), ...errorResponses(401, 404) },
+  example: "rf_4fQ...",
+  schema: RefundStatusSchema,
+  description: "Status",
 });
 
-export const refundInfoRoute = createRoute({
-  method: "get",
+export const refundInfoRoute = readRoute({
   path: "/refunds/card/info/{id}",
   tags,
   summary: "The refund record, with declineCode when FAILED",
-  request: { params: IdParam },
-  responses: { 200: jsonResponse(RefundInfoSchema, "The record"), ...errorResponses(401, 404) },
+  example: "rf_4fQ...",
+  schema: RefundInfoSchema,
+  description: "The record",
 });

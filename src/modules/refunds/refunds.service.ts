@@ -109,6 +109,7 @@ export class RefundService {
             declineCode,
             cardBin: parent.cardBin,
             cardLast4: parent.cardLast4,
+            cardLength: parent.cardLength,
             cardBrand: parent.cardBrand,
             parentId: parent.id,
             subscriptionId: parent.subscriptionId,

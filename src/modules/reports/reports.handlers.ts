@@ -1,8 +1,9 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { AppContext } from "../../context.js";
+import type { Db } from "../../db/client.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
+import type { AuthService } from "../auth/auth.service.js";
 import { reportRoute } from "./reports.routes.js";
 import { openReport } from "./reports.service.js";
 
@@ -11,7 +12,7 @@ import { openReport } from "./reports.service.js";
  * Credentials come in headers, checked before the body so wrong credentials are always a 401;
  * every error of the route is `{ error }` (src/http/gateway.ts errorFieldFor).
  */
-export function registerReports(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { auth: AuthService; db: Db }) {
   const merchantHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.set("merchant", ctx.auth.verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
     await next();

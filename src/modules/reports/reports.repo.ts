@@ -23,6 +23,7 @@ export type ReportDbRow = [
   createdAt: number,
   updatedAt: number,
   rowid: number,
+  cardLength: number | null,
 ];
 
 /** Where the last page ended: the next page starts strictly after (time, rowid). */
@@ -35,7 +36,7 @@ export type ReportTimeColumn = "created_at" | "updated_at";
 
 const SELECT = `SELECT id, kind, payment_method, request_id, parent_id, subscription_id, status, decline_code,
   order_amount, order_currency, processed_amount, processed_currency, conversion_rate, card_bin, card_last4,
-  created_at, updated_at, rowid FROM transactions`;
+  created_at, updated_at, rowid, card_length FROM transactions`;
 
 // Keyset pages over the (merchant_key, <time>) indexes: the index holds the rowid, so
 // ORDER BY <time>, rowid is the index order and a page costs O(page), wherever it starts.
@@ -90,7 +91,7 @@ export function toReportRow(r: ReportDbRow): ReportRow {
     processedAmount: r[10],
     processedCurrency: r[11],
     conversionRate: r[12],
-    cardMask: r[13] && r[14] ? cardMask(r[13], r[14]) : null,
+    cardMask: r[13] && r[14] ? cardMask(r[13], r[14], r[18]) : null,
     createdAt: r[15],
     lastModifiedAt: r[16],
   };

@@ -250,6 +250,7 @@ type TokenCardFields = NonNullable<DueRow["card"]>;
 const toCardOnFile = (c: TokenCardFields): CardOnFile => ({
   bin: c.cardBin,
   last4: c.cardLast4,
+  length: c.cardLength,
   expMonth: c.expMonth,
   expYear: c.expYear,
   holder: c.cardHolder,

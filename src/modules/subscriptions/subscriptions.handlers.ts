@@ -1,5 +1,4 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import {
@@ -8,8 +7,9 @@ import {
   getSubscriptionRoute,
   updateSubscriptionRoute,
 } from "./subscriptions.routes.js";
+import type { SubscriptionService } from "./subscriptions.service.js";
 
-export function registerSubscriptions(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerSubscriptions(app: OpenAPIHono<AppEnv>, ctx: { subscriptions: SubscriptionService }) {
   gatewayRoute(app, createSubscriptionRoute, (c) => {
     const result = ctx.subscriptions.create(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body, 200);

@@ -7,7 +7,7 @@ export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type NewSubscriptionRow = typeof subscriptions.$inferInsert;
 export type TokenCard = Pick<
   typeof cardTokens.$inferSelect,
-  "token" | "cardBin" | "cardLast4" | "expMonth" | "expYear" | "cardHolder" | "cardBrand" | "cardProfile"
+  "token" | "cardBin" | "cardLast4" | "cardLength" | "expMonth" | "expYear" | "cardHolder" | "cardBrand" | "cardProfile"
 >;
 export interface DueRow {
   sub: SubscriptionRow;
@@ -55,6 +55,7 @@ export class SubscriptionsRepo {
             token: cardTokens.token,
             cardBin: cardTokens.cardBin,
             cardLast4: cardTokens.cardLast4,
+            cardLength: cardTokens.cardLength,
             expMonth: cardTokens.expMonth,
             expYear: cardTokens.expYear,
             cardHolder: cardTokens.cardHolder,

@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../../context.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { type ChargeResponse, chargeRoute, tokenizeRoute } from "./tokens.routes.js";
+import type { TokenService } from "./tokens.service.js";
 
-export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: { tokens: TokenService }) {
   gatewayRoute(app, tokenizeRoute, (c) => {
     const result = ctx.tokens.tokenize(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body, 200);

@@ -97,6 +97,7 @@ export function maskToken(token: string): string {
 export const cardOfToken = (t: TokenRow): CardOnFile => ({
   bin: t.cardBin,
   last4: t.cardLast4,
+  length: t.cardLength,
   expMonth: t.expMonth,
   expYear: t.expYear,
   holder: t.cardHolder,
@@ -139,6 +140,7 @@ export class TokenService {
           requestId: input.requestId,
           cardBin: card.bin,
           cardLast4: card.last4,
+          cardLength: card.length,
           expMonth: card.expMonth,
           expYear: card.expYear,
           cardHolder: card.holder,
@@ -221,7 +223,7 @@ export function billingOf(fromRequest: Record<string, unknown> | undefined, toke
 export function presentToken(t: TokenRow): TokenView {
   return {
     token: t.token,
-    cardMask: cardMask(t.cardBin, t.cardLast4),
+    cardMask: cardMask(t.cardBin, t.cardLast4, t.cardLength),
     expirationMonth: t.expMonth,
     expirationYear: t.expYear,
     cardBrand: t.cardBrand,

@@ -76,6 +76,9 @@ export interface CompleteResult {
 /** Runs inside the settling transaction whenever a waiting transaction reaches its final status. */
 export type SettledListener = (row: TransactionRow) => void;
 
+/** Runs inside the transaction of every status change, the creation included (the live events, CONTRACT §9). */
+export type ChangeListener = (row: TransactionRow, merchant: Merchant) => void;
+
 export interface LifecycleDeps {
   db: Db;
   clock: Clock;
@@ -129,6 +132,7 @@ export class TransactionLifecycle implements DueWork {
   private readonly repo: TransactionsRepo;
   private readonly kinds = new Map<string, KindDescriptor>();
   private readonly listeners: SettledListener[] = [];
+  private readonly changeListeners: ChangeListener[] = [];
 
   constructor(private readonly deps: LifecycleDeps) {
     this.repo = new TransactionsRepo(deps.db);
@@ -142,10 +146,16 @@ export class TransactionLifecycle implements DueWork {
     this.listeners.push(listener);
   }
 
+  /** Every status change of every kind passes here (create and transition): the one hook for all of them. */
+  onChange(listener: ChangeListener): void {
+    this.changeListeners.push(listener);
+  }
+
   /** Inside a transaction: a new row, with the callback of its first status. */
   create(row: TransactionRow, merchant: Merchant): TransactionRow {
     this.repo.insert(row);
     this.notify(row, merchant, true);
+    for (const l of this.changeListeners) l(row, merchant);
     return row;
   }
 
@@ -190,7 +200,9 @@ export class TransactionLifecycle implements DueWork {
     const now = this.deps.clock.nowMs();
     this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...due });
     const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...due };
-    this.notify(updated, this.merchantOf(updated));
+    const merchant = this.merchantOf(updated);
+    this.notify(updated, merchant);
+    for (const l of this.changeListeners) l(updated, merchant);
     return updated;
   }
 

@@ -15,6 +15,7 @@ export const EMPTY_ROW: Omit<TransactionRow, "id" | "merchantKey" | "kind" | "st
   declineCode: null,
   cardBin: null,
   cardLast4: null,
+  cardLength: null,
   cardExpMonth: null,
   cardExpYear: null,
   cardHolder: null,

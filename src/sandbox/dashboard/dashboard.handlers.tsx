@@ -7,12 +7,19 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { AppContext } from "../../context.js";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/client.js";
+import type { EventLog } from "../../events/event-log.js";
 import type { AppEnv } from "../../http/env.js";
 import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.js";
-import type { CompleteInput } from "../../modules/transactions/lifecycle.js";
+import type { CompleteInput, TransactionLifecycle } from "../../modules/transactions/lifecycle.js";
+import type { Clock } from "../../platform/clock.js";
 import { invalidField, missingField, notFound, SandboxError } from "../../platform/errors.js";
 import { APM_METHODS, DECLINE_CODES } from "../../platform/fixtures.js";
+import type { WebhookJournal } from "../../webhooks/journal.js";
+import type { ControlService } from "../control.service.js";
+import { eventStream } from "../events.handlers.js";
+import { EventsQuerySchema } from "../events.routes.js";
 import { DashboardAccess, localPath } from "./access.js";
 import {
   type Cursor,
@@ -26,10 +33,26 @@ import { SUBSCRIPTION_STATUSES, TRANSACTION_STATUSES } from "./format.js";
 import { CONTENT_SECURITY_POLICY, type Flash, type Frame, MessagePage } from "./layout.js";
 import { LoginPage } from "./login.view.js";
 import { MerchantsPage } from "./merchants.view.js";
+import type { SandboxListItem } from "./sandboxes.view.js";
 import { SubscriptionListPage } from "./subscriptions.view.js";
 import { buildTimeline } from "./timeline.js";
 import { TransactionPage } from "./transaction.view.js";
 import { DEFAULT_PAGE_SIZE, type MerchantOption, TransactionListPage } from "./transactions.view.js";
+
+/** What the dashboard reads and does: a few services of its sandbox's composition. */
+export interface DashboardDeps {
+  config: Pick<Config, "adminToken">;
+  db: Db;
+  clock: Clock;
+  control: ControlService;
+  journal: WebhookJournal;
+  transactions: TransactionLifecycle;
+  /** The live events the pages follow (CONTRACT §9). */
+  events: EventLog;
+  publicUrl: () => string;
+  /** The server's other sandboxes (the root only). */
+  sandboxList?: (() => readonly SandboxListItem[]) | undefined;
+}
 
 const FLASH_COOKIE = "paysandbox_flash";
 const MAX_PAGE_SIZE = 200;
@@ -38,7 +61,7 @@ const MAX_PAGE_SIZE = 200;
  * Every action the dashboard performs, each one call to the service that owns it (CONTRACT §4
  * clock/advance, webhook replay, transaction complete): the one place to follow a rename.
  */
-function dashboardActions(ctx: AppContext) {
+function dashboardActions(ctx: DashboardDeps) {
   return {
     advance: (by: string | undefined) => ctx.control.advance({ by }),
     replay: (deliveryId: string) => ctx.journal.replay(deliveryId),
@@ -163,7 +186,7 @@ function shopperLinks(row: TransactionRow): Array<{ href: string; text: string }
 const CAN_COMPLETE = new Set(["PROCESSING", "PENDING"]);
 
 /** `GET /` for browsers and everything under `/dashboard/` (CONTRACT §7). */
-export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) {
   const repo = new DashboardRepo(ctx.db);
   const access = new DashboardAccess(ctx.config.adminToken, ctx.publicUrl);
   const actions = dashboardActions(ctx);
@@ -178,6 +201,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
     scale: ctx.clock.scale,
     flash: readFlash(c),
     loggedIn: access.guarded,
+    eventsSince: ctx.events.newest,
   });
 
   const merchantOptions = (): { rows: MerchantRow[]; options: MerchantOption[] } => {
@@ -355,6 +379,14 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
       const r = actions.complete(id, { status, declineCode });
       return `Transaction ${r.transactionId} completed: ${r.transactionStatus}${r.declineCode !== null ? ` (declineCode ${r.declineCode})` : ""}.`;
     });
+  });
+
+  // the pages' live updates: the stream of /_sandbox/events, behind the dashboard's session (an
+  // EventSource cannot send the admin token)
+  app.get("/dashboard/events", (c) => {
+    const query = EventsQuerySchema.safeParse(c.req.query());
+    if (!query.success) throw invalidField(String(query.error.issues[0]?.path[0] ?? "query"));
+    return eventStream(c, ctx.events, query.data, c.req.header("last-event-id"));
   });
 
   app.get("/dashboard/login", async (c) => {

@@ -81,6 +81,7 @@ const LIST_COLUMNS = {
   declineCode: t.declineCode,
   cardBin: t.cardBin,
   cardLast4: t.cardLast4,
+  cardLength: t.cardLength,
   paymentMethod: t.paymentMethod,
   parentId: t.parentId,
   subscriptionId: t.subscriptionId,

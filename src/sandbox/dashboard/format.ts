@@ -3,6 +3,7 @@
  * and secrets and card numbers never in full.
  */
 import { isTransactionKind, KIND_FACTS } from "../../modules/transactions/kinds.js";
+import { cardMask, maskNumber } from "../../platform/cards.js";
 import { toIso } from "../../platform/clock.js";
 import { declineName } from "../../platform/fixtures.js";
 import { formatAmount } from "../../platform/money.js";
@@ -53,15 +54,15 @@ export function maskSecret(secret: string): string {
   return `${shown}${"•".repeat(Math.min(12, secret.length - shown.length))}`;
 }
 
-/** A card number as `411111******1111`; anything shorter than 12 characters is hidden whole. */
+/** A card number as its card mask (`411111******1111`); anything shorter than 12 digits is hidden whole. */
 export function maskPan(value: string): string {
   const digits = value.replace(/\D/g, "");
-  return digits.length >= 12 ? `${digits.slice(0, 6)}******${digits.slice(-4)}` : "******";
+  return digits.length >= 12 ? maskNumber(digits) : "******";
 }
 
-/** `card_bin******last4` of a stored row, or undefined without card data. */
-export const cardOf = (bin: string | null, last4: string | null): string | undefined =>
-  bin && last4 ? `${bin}******${last4}` : undefined;
+/** The card mask of a stored row, or undefined without card data. */
+export const cardOf = (bin: string | null, last4: string | null, length: number | null): string | undefined =>
+  bin && last4 ? cardMask(bin, last4, length) : undefined;
 
 /** JSON for a `<pre>`: pretty, and any string that reads as a card number masked. */
 export function prettyJson(value: unknown): string {

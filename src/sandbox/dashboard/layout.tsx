@@ -1,7 +1,11 @@
 /**
  * The frame of every dashboard page (CONTRACT §7): navigation, the virtual clock with its advance
- * buttons, the flash message of the last action, and one stylesheet inlined (no script, no CDN:
- * it works offline). Keyboard first: a skip link, real links and buttons, a visible focus ring.
+ * buttons, the flash message of the last action, and one stylesheet inlined (no CDN: it works
+ * offline). Keyboard first: a skip link, real links and buttons, a visible focus ring.
+ *
+ * One small script, allowed by its hash, makes a page follow the sandbox's live events (CONTRACT §9):
+ * the clock shows each move, and the regions marked `data-live` are fetched again and swapped in when
+ * an event concerns them. Without script every page is the same, a reload away from the news.
  */
 import { createHash } from "node:crypto";
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
@@ -89,10 +93,35 @@ pre{background:#f6f7f9;border:1px solid #e1e4ea;border-radius:.3rem;padding:.55r
 .login input{width:100%}
 `;
 
-/** The Content-Security-Policy of every page: no script at all, this one stylesheet, forms to ourselves. */
+/**
+ * The live updates (CONTRACT §9). The stream's URL is the `href` of `<link id="live-events">`, so it
+ * carries a sandbox's base path like every other link (src/http/base-path.ts) and starts after the
+ * last event the page was rendered with. The page itself is fetched again (throttled, one at a time)
+ * and each `[data-live]` element replaced by its fresh copy; `main[data-refresh]` names the event
+ * types that concern the page, `main[data-transaction]` the transaction it shows.
+ */
+const SCRIPT = `(function(){
+var link=document.getElementById("live-events"),main=document.getElementById("main");
+if(!link||!main||!window.EventSource||!window.fetch||!window.DOMParser)return;
+var clock=document.getElementById("clock-now"),on=(main.getAttribute("data-refresh")||"").split(","),tx=main.getAttribute("data-transaction"),timer=null,busy=false,again=false;
+function refresh(){if(busy){again=true;return}busy=true;
+fetch(location.href,{headers:{Accept:"text/html"},credentials:"same-origin"}).then(function(r){return r.ok?r.text():""}).then(function(html){if(!html)return;
+var doc=new DOMParser().parseFromString(html,"text/html");
+document.querySelectorAll("[data-live]").forEach(function(el){var fresh=doc.getElementById(el.id);if(fresh)el.replaceWith(document.importNode(fresh,true))})
+}).catch(function(){}).then(function(){busy=false;if(again){again=false;schedule()}})}
+function schedule(){if(!timer)timer=setTimeout(function(){timer=null;refresh()},150)}
+var es=new EventSource(link.href);
+es.addEventListener("clock",function(e){var d=JSON.parse(e.data);if(clock){clock.setAttribute("datetime",d.now);clock.textContent=d.now.slice(0,19).replace("T"," ")}if(on.indexOf("clock")>=0)schedule()});
+["transaction","webhook","reset"].forEach(function(type){es.addEventListener(type,function(e){if(on.indexOf(type)<0)return;
+if(tx&&type!=="reset"&&JSON.parse(e.data).transactionId!==tx)return;schedule()})});
+})();`;
+
+/** The Content-Security-Policy of every page: this one stylesheet, this one script, the stream and pages of ourselves, forms to ourselves. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   `style-src 'sha256-${createHash("sha256").update(CSS).digest("base64")}'`,
+  `script-src 'sha256-${createHash("sha256").update(SCRIPT).digest("base64")}'`,
+  "connect-src 'self'",
   "img-src 'self' data:",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -114,6 +143,14 @@ export interface Frame {
   flash?: Flash | undefined;
   /** Admin token set: show the log-out button. */
   loggedIn: boolean;
+  /** The newest live event when the page was rendered: its updates start after it. */
+  eventsSince: number;
+}
+
+/** What live events a page follows (CONTRACT §9): the types that refresh its `data-live` regions, and its transaction. */
+export interface Live {
+  refresh: ReadonlyArray<"transaction" | "webhook" | "reset">;
+  transactionId?: string;
 }
 
 const SECTIONS = [
@@ -189,7 +226,12 @@ function badgeClass(status: string): string {
 export const Time: FC<{ ms: number }> = ({ ms }) => <time datetime={toIso(ms)}>{formatTime(ms)}</time>;
 
 /** The whole document around a page's content. */
-export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undefined }>> = ({ title, frame, children }) => (
+export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undefined; live?: Live | undefined }>> = ({
+  title,
+  frame,
+  live,
+  children,
+}) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -197,6 +239,14 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
       <meta name="referrer" content="same-origin" />
       <title>{`${title} · paysandbox`}</title>
       <style dangerouslySetInnerHTML={{ __html: CSS }} />
+      {frame ? (
+        <link
+          id="live-events"
+          rel="alternate"
+          type="text/event-stream"
+          href={`/dashboard/events?since=${frame.eventsSince}&types=${["clock", ...(live?.refresh ?? [])].join(",")}`}
+        />
+      ) : null}
     </head>
     <body>
       <a class="skip" href="#main">
@@ -229,7 +279,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
           </form>
         ) : null}
       </header>
-      <main id="main">
+      <main id="main" data-refresh={live?.refresh.join(",")} data-transaction={live?.transactionId}>
         {frame?.flash ? (
           <p class={`flash ${frame.flash.kind}`} role={frame.flash.kind === "error" ? "alert" : "status"} id="flash">
             {frame.flash.text}
@@ -237,6 +287,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
         ) : null}
         {children}
       </main>
+      {frame ? <script dangerouslySetInnerHTML={{ __html: SCRIPT }} /> : null}
     </body>
   </html>
 );

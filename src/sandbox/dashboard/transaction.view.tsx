@@ -42,7 +42,7 @@ const Fact: FC<{ term: string; children?: unknown }> = ({ term, children }) =>
 const Facts: FC<{ v: TransactionView }> = ({ v }) => {
   const r = v.row;
   const converted = r.processedCurrency !== r.orderCurrency || r.processedAmount !== r.orderAmount;
-  const card = cardOf(r.cardBin, r.cardLast4);
+  const card = cardOf(r.cardBin, r.cardLast4, r.cardLength);
   return (
     <dl class="facts" id="facts">
       <Fact term="Kind">{kindLabel(r.kind)}</Fact>
@@ -251,68 +251,74 @@ export const TransactionPage: FC<TransactionView> = (v) => {
   const r = v.row;
   const back = v.frame.here;
   return (
-    <Layout title={`${kindLabel(r.kind)} ${r.id}`} frame={v.frame}>
+    <Layout
+      title={`${kindLabel(r.kind)} ${r.id}`}
+      frame={v.frame}
+      live={{ refresh: ["transaction", "webhook"], transactionId: r.id }}
+    >
       <p class="small">
         <a href="/">← All transactions</a>
       </p>
-      <h1>
-        {kindLabel(r.kind)} <code>{r.id}</code> <Badge status={r.status} />
-      </h1>
-      {v.canComplete || v.shopperLinks.length > 0 ? (
-        <section class="panel actions" aria-label="Actions">
-          {v.shopperLinks.map((l) => (
-            <a class="button" href={l.href}>
-              {l.text}
-            </a>
-          ))}
-          {v.canComplete ? <CompleteForm id={r.id} back={back} /> : null}
-        </section>
-      ) : null}
-      <div class="grid">
-        <section class="panel" aria-labelledby="h-details">
-          <h2 id="h-details">Details</h2>
-          <Facts v={v} />
-          <RequestData row={r} />
-        </section>
-        <section class="panel" aria-labelledby="h-timeline">
-          <h2 id="h-timeline">Timeline</h2>
-          <Timeline events={v.timeline} />
+      <div id="live-transaction" data-live="">
+        <h1>
+          {kindLabel(r.kind)} <code>{r.id}</code> <Badge status={r.status} />
+        </h1>
+        {v.canComplete || v.shopperLinks.length > 0 ? (
+          <section class="panel actions" aria-label="Actions">
+            {v.shopperLinks.map((l) => (
+              <a class="button" href={l.href}>
+                {l.text}
+              </a>
+            ))}
+            {v.canComplete ? <CompleteForm id={r.id} back={back} /> : null}
+          </section>
+        ) : null}
+        <div class="grid">
+          <section class="panel" aria-labelledby="h-details">
+            <h2 id="h-details">Details</h2>
+            <Facts v={v} />
+            <RequestData row={r} />
+          </section>
+          <section class="panel" aria-labelledby="h-timeline">
+            <h2 id="h-timeline">Timeline</h2>
+            <Timeline events={v.timeline} />
+          </section>
+        </div>
+        {v.linked.length > 0 ? (
+          <section aria-labelledby="h-children">
+            <h2 id="h-children">Refunds and other linked transactions ({v.linked.length})</h2>
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Created (UTC)</th>
+                  <th scope="col">Transaction</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col">Card / method</th>
+                  <th scope="col">Request id</th>
+                </tr>
+              </thead>
+              <tbody>
+                {v.linked.map((c) => (
+                  <TransactionRowView r={c} merchant={v.merchant} />
+                ))}
+              </tbody>
+            </table>
+          </section>
+        ) : null}
+        <section aria-labelledby="h-deliveries" id="deliveries">
+          <h2 id="h-deliveries">Webhook deliveries ({v.deliveries.length})</h2>
+          {v.deliveries.length === 0 ? (
+            <p class="muted">{r.callbackUrl ? "None yet." : "None: this transaction has no callbackUrl."}</p>
+          ) : (
+            v.deliveries.map((d) => <Delivery d={d} back={back} />)
+          )}
         </section>
       </div>
-      {v.linked.length > 0 ? (
-        <section aria-labelledby="h-children">
-          <h2 id="h-children">Refunds and other linked transactions ({v.linked.length})</h2>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Created (UTC)</th>
-                <th scope="col">Transaction</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Merchant</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col">Card / method</th>
-                <th scope="col">Request id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {v.linked.map((c) => (
-                <TransactionRowView r={c} merchant={v.merchant} />
-              ))}
-            </tbody>
-          </table>
-        </section>
-      ) : null}
-      <section aria-labelledby="h-deliveries" id="deliveries">
-        <h2 id="h-deliveries">Webhook deliveries ({v.deliveries.length})</h2>
-        {v.deliveries.length === 0 ? (
-          <p class="muted">{r.callbackUrl ? "None yet." : "None: this transaction has no callbackUrl."}</p>
-        ) : (
-          v.deliveries.map((d) => <Delivery d={d} back={back} />)
-        )}
-      </section>
     </Layout>
   );
 };

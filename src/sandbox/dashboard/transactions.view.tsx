@@ -6,7 +6,7 @@ import type { FC } from "hono/jsx";
 import { KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.js";
 import { type Cursor, encodeCursor, type Page, type TransactionFilter, type TransactionListRow } from "./dashboard.repo.js";
 import { cardOf, declineText, kindLabel, money, TRANSACTION_STATUSES } from "./format.js";
-import { Badge, type Frame, Layout, Time } from "./layout.js";
+import { Badge, type Frame, Layout, type Live, Time } from "./layout.js";
 import { SandboxesPanel, type SandboxListItem } from "./sandboxes.view.js";
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -122,10 +122,13 @@ export const TransactionRowView: FC<{ r: TransactionListRow; merchant: string }>
       {r.declineCode !== null ? <div class="small muted">{declineText(r.declineCode)}</div> : null}
     </td>
     <td class="num">{money(r.orderAmount, r.orderCurrency)}</td>
-    <td class="mono">{cardOf(r.cardBin, r.cardLast4) ?? r.paymentMethod ?? ""}</td>
+    <td class="mono">{cardOf(r.cardBin, r.cardLast4, r.cardLength) ?? r.paymentMethod ?? ""}</td>
     <td class="mono small">{r.requestId ?? ""}</td>
   </tr>
 );
+
+/** New transactions and status changes refresh the list (CONTRACT §9). */
+const LIVE_LIST: Live = { refresh: ["transaction", "reset"] };
 
 export const TransactionListPage: FC<TransactionListView> = (v) => {
   const labels = new Map(v.merchants.map((m) => [m.key, m.label]));
@@ -137,7 +140,7 @@ export const TransactionListPage: FC<TransactionListView> = (v) => {
   };
   const filtered = Object.values(params).some((x) => x !== undefined);
   return (
-    <Layout title="Transactions" frame={v.frame}>
+    <Layout title="Transactions" frame={v.frame} live={LIVE_LIST}>
       <h1>Transactions</h1>
       <form class="filters" method="get" action="/" aria-label="Filter transactions">
         <Select
@@ -166,37 +169,39 @@ export const TransactionListPage: FC<TransactionListView> = (v) => {
           </a>
         ) : null}
       </form>
-      <table id="transactions">
-        <caption>
-          Newest first, {v.limit} a page{filtered ? " (filtered)" : ""}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Created (UTC)</th>
-            <th scope="col">Transaction</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Merchant</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Amount
-            </th>
-            <th scope="col">Card / method</th>
-            <th scope="col">Request id</th>
-          </tr>
-        </thead>
-        <tbody>
-          {v.page.rows.length === 0 ? (
+      <div id="live-list" data-live="">
+        <table id="transactions">
+          <caption>
+            Newest first, {v.limit} a page{filtered ? " (filtered)" : ""}
+          </caption>
+          <thead>
             <tr>
-              <td colspan={8} class="empty">
-                No transactions{filtered ? " match these filters" : " yet"}.
-              </td>
+              <th scope="col">Created (UTC)</th>
+              <th scope="col">Transaction</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Merchant</th>
+              <th scope="col">Status</th>
+              <th scope="col" class="num">
+                Amount
+              </th>
+              <th scope="col">Card / method</th>
+              <th scope="col">Request id</th>
             </tr>
-          ) : (
-            v.page.rows.map((r) => <TransactionRowView r={r} merchant={labels.get(r.merchantKey) ?? r.merchantKey} />)
-          )}
-        </tbody>
-      </table>
-      <Pager page={v.page} href={(pos) => listHref("/", params, v.limit, pos)} />
+          </thead>
+          <tbody>
+            {v.page.rows.length === 0 ? (
+              <tr>
+                <td colspan={8} class="empty">
+                  No transactions{filtered ? " match these filters" : " yet"}.
+                </td>
+              </tr>
+            ) : (
+              v.page.rows.map((r) => <TransactionRowView r={r} merchant={labels.get(r.merchantKey) ?? r.merchantKey} />)
+            )}
+          </tbody>
+        </table>
+        <Pager page={v.page} href={(pos) => listHref("/", params, v.limit, pos)} />
+      </div>
       {v.sandboxes && v.sandboxes.length > 0 ? <SandboxesPanel sandboxes={v.sandboxes} /> : null}
     </Layout>
   );

@@ -1,0 +1,95 @@
+import { and, asc, eq, gt, lte, max, min, sql } from "drizzle-orm";
+import type { Db } from "../db/client.js";
+import { preparedInsert } from "../db/insert.js";
+import { lazy } from "../db/lazy.js";
+import { events, merchants, webhookDeliveries } from "../db/schema/index.js";
+
+export type StoredEvent = typeof events.$inferSelect;
+export type NewEvent = Omit<StoredEvent, "id">;
+
+const ph = (name: string) => sql.placeholder(name);
+const e = events;
+const d = webhookDeliveries;
+
+/** What a webhook event tells besides the attempt itself, read from its delivery's row. */
+export interface DeliveryFacts {
+  transactionId: string | null;
+  chaos: string | null;
+  mid: string | null;
+}
+
+export class EventsRepo {
+  private readonly add;
+  private readonly maxStmt;
+  private readonly minStmt;
+  private readonly afterStmt;
+  private readonly pruneStmt;
+  private readonly factsStmt;
+
+  constructor(db: Db) {
+    this.add = preparedInsert(db.$client, e);
+    this.maxStmt = lazy(() =>
+      db
+        .select({ id: max(e.id) })
+        .from(e)
+        .prepare(),
+    );
+    this.minStmt = lazy(() =>
+      db
+        .select({ id: min(e.id) })
+        .from(e)
+        .prepare(),
+    );
+    this.afterStmt = lazy(() =>
+      db
+        .select()
+        .from(e)
+        .where(and(gt(e.id, ph("after")), lte(e.id, ph("upTo"))))
+        .orderBy(asc(e.id))
+        .limit(ph("limit"))
+        .prepare(),
+    );
+    this.pruneStmt = lazy(() =>
+      db
+        .delete(e)
+        .where(and(gt(e.id, ph("after")), lte(e.id, ph("upTo"))))
+        .prepare(),
+    );
+    this.factsStmt = lazy(() =>
+      db
+        .select({ transactionId: d.transactionId, chaos: d.chaos, mid: merchants.mid })
+        .from(d)
+        .leftJoin(merchants, eq(merchants.merchantKey, d.merchantKey))
+        .where(eq(d.seq, ph("seq")))
+        .prepare(),
+    );
+  }
+
+  insert(row: NewEvent): void {
+    this.add(row as StoredEvent);
+  }
+
+  /** The newest id, 0 when there is none. */
+  newest(): number {
+    return this.maxStmt.get()?.id ?? 0;
+  }
+
+  /** The oldest id kept, or undefined when there is none. */
+  oldest(): number | undefined {
+    return this.minStmt.get()?.id ?? undefined;
+  }
+
+  /** Events with `after < id <= upTo`, oldest first, at most `limit`. */
+  after(after: number, upTo: number, limit: number): StoredEvent[] {
+    return this.afterStmt.all({ after, upTo, limit });
+  }
+
+  /** Deletes the events with `after < id <= upTo` (retention). */
+  prune(after: number, upTo: number): void {
+    this.pruneStmt.run({ after, upTo });
+  }
+
+  deliveryFacts(seq: number): DeliveryFacts | undefined {
+    return this.factsStmt.get({ seq });
+  }
+}

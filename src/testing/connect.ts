@@ -1,0 +1,203 @@
+/**
+ * `connectSandbox(serverUrl, options?)` of `paysandbox/testing` (CONTRACT §8): a new sandbox on a
+ * running server (`POST /_sandbox/sandboxes`), behind the same handle as `startSandbox()`, with a
+ * webhook receiver in the test's process. Plain HTTP: it builds nothing of the app, so a suite can
+ * point many test files, in parallel, at one server (a container, a shared CI service).
+ *
+ * LIMITATIONS:
+ * - the receiver listens on 127.0.0.1 of the test's machine: the server must reach it there (the
+ *   same host, or a container on the host's network), or its deliveries fail;
+ * - `clock.now()` is reckoned without a request (the time the server last answered plus the real
+ *   time since, at the server's scale), so it can be a few ms off the server's.
+ */
+import { readFileSync } from "node:fs";
+import { parseInstant, toIso } from "../platform/clock.js";
+import { closeServer, listen, webhookReceiver } from "./receiver.js";
+import type { ConnectSandboxOptions, SandboxMerchant, TestSandbox } from "./types.js";
+
+class ConnectError extends Error {}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** The `exp` of a JWT, ms; 0 when unreadable (then it is fetched again each time). */
+function tokenExpiry(token: string): number {
+  try {
+    const payload = token.replace(/^Bearer\s+/i, "").split(".")[1] ?? "";
+    const exp = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { exp?: unknown }).exp;
+    return typeof exp === "number" ? exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const isoOf = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
+
+/** What `POST /_sandbox/sandboxes` is sent; bad options throw before anything is created. */
+function createBody(options: ConnectSandboxOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (options.name !== undefined) body.name = options.name;
+  if (options.ttl !== undefined) body.ttl = options.ttl;
+  if (options.startTime !== undefined) {
+    if (options.startTime instanceof Date && Number.isNaN(options.startTime.getTime())) {
+      throw new TypeError("connectSandbox: startTime is an invalid Date");
+    }
+    body.startTime = isoOf(options.startTime);
+  }
+  if (typeof options.scenario === "string") {
+    try {
+      body.scenario = readFileSync(options.scenario, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new TypeError(
+        `connectSandbox: scenario: cannot read ${options.scenario}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`,
+      );
+    }
+  } else if (options.scenario !== undefined) {
+    body.scenario = options.scenario;
+  }
+  return body;
+}
+
+/**
+ * Creates a sandbox on the server at `serverUrl` (its root, e.g. http://localhost:8080) and returns
+ * its handle once its receiver listens. `close()` deletes it; a sandbox left behind is deleted by
+ * the server once unused for its `ttl`.
+ */
+export async function connectSandbox(serverUrl: string, options: ConnectSandboxOptions = {}): Promise<TestSandbox> {
+  if (typeof serverUrl !== "string" || !/^https?:\/\/[^/]+/.test(serverUrl)) {
+    throw new TypeError(`connectSandbox: serverUrl: expected an http(s) URL, got ${JSON.stringify(serverUrl)}`);
+  }
+  const root = serverUrl.replace(/\/+$/, "");
+  const body = createBody(options);
+  const token = options.adminToken ?? process.env.SANDBOX_ADMIN_TOKEN;
+  const admin: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+
+  const call = async (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: { ...(payload === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+      throw new ConnectError(`paysandbox: cannot reach ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+    const text = await res.text();
+    let parsed: unknown = {};
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = { errorMessage: text.slice(0, 300) };
+    }
+    return { status: res.status, body: (parsed ?? {}) as Record<string, unknown> };
+  };
+  const failure = (what: string, a: Answer) =>
+    new ConnectError(`${what} answered ${a.status}${typeof a.body.errorMessage === "string" ? `: ${a.body.errorMessage}` : ""}`);
+
+  const hooks = webhookReceiver();
+  const hooksUrl = await listen(hooks.server);
+  let created: Answer;
+  try {
+    created = await call("POST", `${root}/_sandbox/sandboxes`, body, admin);
+  } catch (err) {
+    await closeServer(hooks.server);
+    throw err;
+  }
+  if (created.status !== 201) {
+    await closeServer(hooks.server);
+    if (created.status === 404) {
+      throw new ConnectError(
+        `connectSandbox: ${root} has no POST /_sandbox/sandboxes (it answered 404): not a paysandbox server, or one from before sandboxes side by side`,
+      );
+    }
+    throw failure(`connectSandbox: POST ${root}/_sandbox/sandboxes`, created);
+  }
+  const id = String(created.body.id);
+  const url = String(created.body.baseUrl);
+  const merchant = created.body.merchant as SandboxMerchant;
+
+  // the virtual time as last answered, and the real time it was answered at
+  let known = { ms: parseInstant(String(created.body.now)) ?? 0, at: Date.now(), scale: 1 };
+  const learn = (now: unknown) => {
+    const ms = parseInstant(String(now));
+    if (ms !== undefined) known = { ...known, ms, at: Date.now() };
+  };
+  const nowMs = () => known.ms + (Date.now() - known.at) * known.scale;
+  const control = async (method: string, path: string, payload?: unknown) => {
+    const a = await call(method, `${url}${path}`, payload, admin);
+    if (a.status !== 200) throw failure(`paysandbox: ${method} ${url}${path}`, a);
+    return a.body;
+  };
+  try {
+    const clock = await control("GET", "/_sandbox/clock");
+    known.scale = typeof clock.scale === "number" ? clock.scale : 1;
+    learn(clock.now);
+  } catch (err) {
+    await Promise.allSettled([call("DELETE", `${root}/_sandbox/sandboxes/${id}`, undefined, admin), closeServer(hooks.server)]);
+    throw err;
+  }
+
+  const tokens = new Map<string, { token: string; expiresMs: number }>();
+  const auth = async (merchantKey = merchant.merchantKey, merchantSecret?: string) => {
+    const secret = merchantSecret ?? (merchantKey === merchant.merchantKey ? merchant.merchantSecret : undefined);
+    const cached = tokens.get(merchantKey);
+    // a minute's margin so a token never expires between this call and the request using it
+    if (cached && nowMs() < cached.expiresMs - 60_000 && merchantSecret === undefined) return cached.token;
+    const a = await call("POST", `${url}/api/v1/auth`, { merchantKey, merchantSecret: secret });
+    const value = a.body.token;
+    if (a.status !== 200 || typeof value !== "string") throw failure("paysandbox auth failed: POST /api/v1/auth", a);
+    tokens.set(merchantKey, { token: value, expiresMs: tokenExpiry(value) });
+    return value;
+  };
+
+  let closed = false;
+  return {
+    url,
+    merchant: {
+      merchantKey: merchant.merchantKey,
+      merchantSecret: merchant.merchantSecret,
+      mid: merchant.mid,
+      merchantId: merchant.merchantId,
+      accountId: merchant.accountId,
+    },
+    auth,
+    clock: {
+      now: () => toIso(nowMs()),
+      async advance(by) {
+        const payload = typeof by === "string" ? { by } : { to: isoOf(by.to) };
+        const answer = await control("POST", "/_sandbox/clock/advance", payload);
+        learn(answer.now);
+        return answer as { now: string; ran: Record<string, number> };
+      },
+    },
+    webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
+    async reset(opts = {}) {
+      const answer = await control(
+        "POST",
+        "/_sandbox/reset",
+        opts.startTime === undefined ? {} : { startTime: isoOf(opts.startTime) },
+      );
+      learn(answer.now);
+      tokens.clear();
+      hooks.received.length = 0;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      const [deleted] = await Promise.all([
+        call("DELETE", `${root}/_sandbox/sandboxes/${id}`, undefined, admin).catch((err: unknown) => err as Error),
+        closeServer(hooks.server),
+      ]);
+      if (deleted instanceof Error) throw deleted;
+      // 404: already gone (its ttl ran out)
+      if (deleted.status !== 204 && deleted.status !== 404) {
+        throw failure(`paysandbox: DELETE ${root}/_sandbox/sandboxes/${id}`, deleted);
+      }
+    },
+  };
+}
