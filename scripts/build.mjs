@@ -6,8 +6,9 @@
 // of module resolutions.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
-// exceljs on the first .xlsx report, qrcode and pngjs on the first QR pay-in).
-// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites.
+// qrcode and pngjs on the first QR pay-in; exceljs is no longer loaded by the server, issue 19).
+// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites, and
+// `dist/report-worker.js`: the report's worker thread.
 //
 // The build goes to a fresh temp folder beside dist/ and is moved in with renames (swapInto), so
 // dist/ is never deleted and a server running from it, or starting, never sees a half-written file.
