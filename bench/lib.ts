@@ -815,6 +815,19 @@ export async function merchantToken(url: string): Promise<string> {
   return ((await res.json()) as { token: string }).token;
 }
 
+/** The billing details every bench body sends. */
+export const BENCH_BILLING = {
+  firstName: "Bench",
+  lastName: "Mark",
+  address1: "1 Load St",
+  city: "London",
+  state: "LDN",
+  country: "GB",
+  postalCode: "N1 9GU",
+  email: "bench@example.com",
+  dateOfBirth: "1990-01-31",
+};
+
 /** A valid §4.3 card payment body (4111…, no 3DS), with a callbackUrl unless it is left out, as JSON text. */
 export function paymentBody(requestId: string, callbackUrl?: string): string {
   return JSON.stringify({
@@ -832,17 +845,7 @@ export function paymentBody(requestId: string, callbackUrl?: string): string {
     currency: "USD",
     lang: "en",
     callbackUrl,
-    billingDetails: {
-      firstName: "Bench",
-      lastName: "Mark",
-      address1: "1 Load St",
-      city: "London",
-      state: "LDN",
-      country: "GB",
-      postalCode: "N1 9GU",
-      email: "bench@example.com",
-      dateOfBirth: "1990-01-31",
-    },
+    billingDetails: BENCH_BILLING,
     order: { orderId: requestId },
     device: { ip: "203.0.113.7", userAgent: "autocannon" },
   });

@@ -35,6 +35,7 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import {
+  BENCH_BILLING,
   type CountingReceiver,
   emit,
   type LoadResult,
@@ -390,18 +391,6 @@ interface SuiteResult {
   own: { txs: Set<string>; subscriptionId: string; refundId: string };
 }
 
-const BILLING = {
-  firstName: "Ada",
-  lastName: "Lovelace",
-  address1: "1 Analytical Way",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  email: "ada@example.com",
-  dateOfBirth: "1990-12-10",
-};
-
 /** One CI test file's worth of work in its own sandbox (see the header); throws on anything unexpected. */
 async function suite(url: string, receiver: RecordingReceiver, path: string): Promise<SuiteResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
@@ -446,7 +435,7 @@ async function suite(url: string, receiver: RecordingReceiver, path: string): Pr
         requestId: "tok-1",
         merchantId: 1001,
         card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "123" },
-        billingDetails: BILLING,
+        billingDetails: BENCH_BILLING,
       },
       auth,
     );

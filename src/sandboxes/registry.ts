@@ -27,12 +27,13 @@ import { eq } from "drizzle-orm";
 import { type Db, inTransaction } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
+import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant, toIso } from "../platform/clock.js";
 import { addDuration, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
+import { MAX_CLOCK_MS } from "../sandbox/control.service.js";
 
-export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
 export const DEFAULT_TTL = "PT1H";
 export const MIN_TTL_MS = 1_000;
 export const MAX_TTL_MS = 7 * 86_400_000;
@@ -138,6 +139,8 @@ interface OpenEntry {
   comp: Composition;
   /** Requests under its base URL now. */
   active: number;
+  /** Called when `active` drops to 0 (a delete waiting for the requests under way). */
+  drained?: (() => void) | undefined;
   lastReal: number;
   closing?: Promise<void>;
 }
@@ -225,7 +228,7 @@ export class SandboxRegistry {
     this.rows.set(id, row);
     this.opened.set(id, { comp, active: 0, lastReal: now });
     const first = merchants[0];
-    return { ...this.summary(row), merchant: first ? pickMerchant(first) : BUILTIN };
+    return { ...this.summary(row), merchant: pickMerchant(first ?? BUILTIN_MERCHANT) };
   }
 
   list(): SandboxSummary[] {
@@ -272,6 +275,7 @@ export class SandboxRegistry {
     } finally {
       entry.active--;
       entry.lastReal = this.o.wallNow();
+      if (entry.active === 0) entry.drained?.();
     }
   }
 
@@ -429,7 +433,7 @@ export class SandboxRegistry {
   /** Real ms at which virtual `due` arrives for a closed sandbox anchored in `row`; null for none. */
   private wakeOf(due: number | undefined, row: Row): number | null {
     if (due === undefined) return null;
-    if (due <= row.clockMs || this.o.scale <= 0) return due <= row.clockMs ? row.clockReal : null;
+    if (due <= row.clockMs) return row.clockReal; // due already: open it at the next tick
     return row.clockReal + Math.ceil((due - row.clockMs) / this.o.scale);
   }
 
@@ -443,7 +447,15 @@ export class SandboxRegistry {
     const entry = this.opened.get(id);
     if (entry) {
       // its requests under way answer first (a bounded wait), then its webhooks are cut off
-      for (let i = 0; i < 100 && entry.active > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      if (entry.active > 0) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 5_000);
+          entry.drained = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
       await this.closeOne(id, 0);
     }
     this.removeFiles(id);
@@ -503,14 +515,6 @@ export class SandboxRegistry {
 }
 
 export const basePathOf = (id: string) => `/sandboxes/${id}`;
-
-const BUILTIN: SandboxMerchant = {
-  merchantKey: "sandbox_merchant_key",
-  merchantSecret: "sandbox_merchant_secret",
-  mid: "sandbox-mid-001",
-  merchantId: 1001,
-  accountId: 2001,
-};
 
 function pickMerchant(m: SandboxMerchant): SandboxMerchant {
   return {

@@ -11,7 +11,7 @@
  *   time since, at the server's scale), so it can be a few ms off the server's.
  */
 import { readFileSync } from "node:fs";
-import { parseInstant, toIso } from "../platform/clock.js";
+import { parseInstant, toIso, VirtualClock } from "../platform/clock.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
 import type { ConnectSandboxOptions, SandboxMerchant, TestSandbox } from "./types.js";
 
@@ -121,13 +121,13 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
   const url = String(created.body.baseUrl);
   const merchant = created.body.merchant as SandboxMerchant;
 
-  // the virtual time as last answered, and the real time it was answered at
-  let known = { ms: parseInstant(String(created.body.now)) ?? 0, at: Date.now(), scale: 1 };
+  // the sandbox's clock mirrored here: re-anchored at each time the server answers, running at its scale between
+  let mirror = new VirtualClock(parseInstant(String(created.body.now)) ?? 0, 1);
   const learn = (now: unknown) => {
     const ms = parseInstant(String(now));
-    if (ms !== undefined) known = { ...known, ms, at: Date.now() };
+    if (ms !== undefined) mirror.resetTo(ms);
   };
-  const nowMs = () => known.ms + (Date.now() - known.at) * known.scale;
+  const nowMs = () => mirror.nowMs();
   const control = async (method: string, path: string, payload?: unknown) => {
     const a = await call(method, `${url}${path}`, payload, admin);
     if (a.status !== 200) throw failure(`paysandbox: ${method} ${url}${path}`, a);
@@ -135,7 +135,7 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
   };
   try {
     const clock = await control("GET", "/_sandbox/clock");
-    known.scale = typeof clock.scale === "number" ? clock.scale : 1;
+    mirror = new VirtualClock(mirror.nowMs(), typeof clock.scale === "number" ? clock.scale : 1);
     learn(clock.now);
   } catch (err) {
     await Promise.allSettled([call("DELETE", `${root}/_sandbox/sandboxes/${id}`, undefined, admin), closeServer(hooks.server)]);

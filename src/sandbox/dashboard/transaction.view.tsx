@@ -9,7 +9,7 @@ import type { AttemptRow, DeliveryRow, TransactionListRow, TransactionRow } from
 import { cardOf, declineText, kindLabel, money, prettyJson } from "./format.js";
 import { Badge, type Frame, Layout, Time } from "./layout.js";
 import type { TimelineEvent } from "./timeline.js";
-import { TransactionRowView } from "./transactions.view.js";
+import { TransactionHead, TransactionRowView } from "./transactions.view.js";
 
 export interface DeliveryView {
   row: DeliveryRow;
@@ -288,20 +288,7 @@ export const TransactionPage: FC<TransactionView> = (v) => {
           <section aria-labelledby="h-children">
             <h2 id="h-children">Refunds and other linked transactions ({v.linked.length})</h2>
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">Transaction</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                  <th scope="col">Card / method</th>
-                  <th scope="col">Request id</th>
-                </tr>
-              </thead>
+              <TransactionHead />
               <tbody>
                 {v.linked.map((c) => (
                   <TransactionRowView r={c} merchant={v.merchant} />

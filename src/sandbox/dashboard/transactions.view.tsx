@@ -130,6 +130,24 @@ export const TransactionRowView: FC<{ r: TransactionListRow; merchant: string }>
 /** New transactions and status changes refresh the list (CONTRACT §9). */
 const LIVE_LIST: Live = { refresh: ["transaction", "reset"] };
 
+/** The columns of a list of transactions (the list page, a transaction's linked ones). */
+export const TransactionHead: FC = () => (
+  <thead>
+    <tr>
+      <th scope="col">Created (UTC)</th>
+      <th scope="col">Transaction</th>
+      <th scope="col">Kind</th>
+      <th scope="col">Merchant</th>
+      <th scope="col">Status</th>
+      <th scope="col" class="num">
+        Amount
+      </th>
+      <th scope="col">Card / method</th>
+      <th scope="col">Request id</th>
+    </tr>
+  </thead>
+);
+
 export const TransactionListPage: FC<TransactionListView> = (v) => {
   const labels = new Map(v.merchants.map((m) => [m.key, m.label]));
   const params = {
@@ -174,20 +192,7 @@ export const TransactionListPage: FC<TransactionListView> = (v) => {
           <caption>
             Newest first, {v.limit} a page{filtered ? " (filtered)" : ""}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Transaction</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Merchant</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="num">
-                Amount
-              </th>
-              <th scope="col">Card / method</th>
-              <th scope="col">Request id</th>
-            </tr>
-          </thead>
+          <TransactionHead />
           <tbody>
             {v.page.rows.length === 0 ? (
               <tr>
