@@ -2,14 +2,14 @@
  * The dependency rule of ARCHITECTURE ("Dependencies point down"), checked in `npm test`:
  *   entry points (main, app, context, compose, cli, runner, testing)
  *     → src/sandbox, src/sandboxes and src/modules
- *       → src/webhooks, src/scheduler, src/scenarios, src/events
+ *       → src/webhooks, src/scheduler, src/scenarios, src/events, src/recording
  *         → src/http, src/platform, src/db (and config.ts, logger.ts)
  * and no import cycles. Nothing below the entry points imports them, not even a type: a handler's
  * register function declares the few services it uses, and the composition root's AppContext fits.
  */
 const ENTRY = "^src/(main|app|context|compose|cli)\\.tsx?$|^src/(cli|runner|testing)/";
 const UPPER = "^src/(sandbox|sandboxes|modules)/";
-const MIDDLE = "^src/(webhooks|scheduler|scenarios|events)/";
+const MIDDLE = "^src/(webhooks|scheduler|scenarios|events|recording)/";
 const LOWER = "^src/(http|platform|db)/|^src/(config|logger)\\.ts$";
 
 module.exports = {

@@ -21,11 +21,13 @@ import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerWallet } from "./modules/wallet/wallet.handlers.js";
+import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
 import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerDocs } from "./sandbox/docs.js";
 import { registerEvents } from "./sandbox/events.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
 import { registerShopperPages } from "./sandbox/hpp.handlers.js";
+import { registerRecording } from "./sandbox/recording.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
 import { registerTransactionsControl } from "./sandbox/transactions.handlers.js";
@@ -39,6 +41,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerSandbox,
   registerWebhooks,
   registerEvents,
+  registerRecording,
   registerPayments,
   registerTokens,
   registerSubscriptions,
@@ -89,6 +92,11 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*"]) app.use(path, links);
   }
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
+  if (ctx.recorder.enabled) {
+    // CONTRACT §10: inside awaitCommit, so a call's record commits with the call
+    const record = recordCalls(ctx.recorder, ctx.clock);
+    for (const path of RECORDED_PATHS) app.use(path, record);
+  }
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
     // health stays open so container health checks need no secret

@@ -87,6 +87,12 @@ export const SETTINGS = {
     help: "live events kept per sandbox (GET /_sandbox/events), the newest; older ones are pruned",
     schema: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
   },
+  recordingKeep: {
+    env: "SANDBOX_RECORDING_KEEP",
+    flag: "recording-keep",
+    help: "calls kept per sandbox for GET /_sandbox/recording, the newest; 0 turns recording off",
+    schema: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
+  },
   maxRetries: {
     env: "SANDBOX_MAX_RETRIES",
     flag: "max-retries",

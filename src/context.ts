@@ -31,6 +31,7 @@ import { TransactionLifecycle } from "./modules/transactions/lifecycle.js";
 import { WalletService } from "./modules/wallet/wallet.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, timeOrderedIds } from "./platform/ids.js";
+import { Recorder } from "./recording/recorder.js";
 import { ClockStore } from "./sandbox/clock-store.js";
 import { ControlService } from "./sandbox/control.service.js";
 import type { SandboxSummary } from "./sandboxes/registry.js";
@@ -88,6 +89,8 @@ export interface AppContext {
   wallet: WalletService;
   /** The live events of this sandbox (CONTRACT §9): written with each change, read by `GET /_sandbox/events`. */
   events: EventLog;
+  /** What was done here, call by call, for GET /_sandbox/recording (CONTRACT §10). */
+  recorder: Recorder;
   /** The server's other sandboxes (CONTRACT §8), for the root's dashboard; set by src/compose.ts on the root only. */
   sandboxList?: () => readonly SandboxSummary[];
 }
@@ -114,6 +117,7 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // platform-level services; the live events first: everything after may write them (CONTRACT §9)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
+  const recorder = new Recorder(db, config.recordingKeep);
   const work = new DueWorkRunner(clock);
   const clockStore = new ClockStore(db, clock);
   const merchants = new MerchantService(db);
@@ -196,5 +200,6 @@ export function createContext(opts: ContextOptions): AppContext {
     hostedPages,
     wallet,
     events,
+    recorder,
   };
 }

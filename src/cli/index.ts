@@ -1,6 +1,7 @@
 /**
  * The `paysandbox` command line (CONTRACT §1, §6, §9): `start` (the server; the default command),
- * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `schema` (the JSON
+ * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `record` (a sandbox's
+ * session as a steps file), `schema` (the JSON
  * Schema of scenario files), `--help` on
  * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
  * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
@@ -9,6 +10,7 @@ import { Command, CommanderError, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
 import { type ListenOptions, listenCommand } from "./listen.js";
+import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 
@@ -88,6 +90,22 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .showHelpAfterError()
     .action(async (opts: ListenOptions) => {
       exit(await listenCommand(opts));
+    });
+
+  program
+    .command("record")
+    .description("write what was done in a sandbox as a steps file that `paysandbox run` replays (GET /_sandbox/recording)")
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--sandbox <id>", "a sandbox of that server (sbx_...) instead of the root")
+    .option("--out <file>", "write the file there (default: stdout)")
+    .option("--from <iso>", "only calls made at or after this virtual time")
+    .option("--to <iso>", "only calls made at or before this virtual time")
+    .option("--json", "JSON instead of YAML")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (opts: RecordOptions) => {
+      exit(await recordCommand(opts));
     });
 
   program

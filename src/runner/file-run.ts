@@ -40,9 +40,17 @@ export function describeStep(step: Step): string {
   if (step.advance) return `advance ${step.advance}`;
   if (step.threeDS) return `threeDS ${step.threeDS.outcome} ${step.threeDS.transactionId}`;
   if (step.hpp) return `hpp ${step.hpp.outcome} ${step.hpp.transactionId}`;
+  if (step.qr) return `qr ${step.qr.outcome} ${step.qr.transactionId}`;
   if (step.webhook) return `webhook ${step.webhook.transactionId ?? step.webhook.subscriptionId}`;
   return "step";
 }
+
+/** The shopper pages a step can answer (CONTRACT §3): each one's name for a person and its path. */
+const PAGES = {
+  threeDS: { label: "3DS challenge page", path: "3ds" },
+  hpp: { label: "hosted payment page", path: "hpp" },
+  qr: { label: "QR page", path: "qr" },
+} as const;
 
 /** A failed step's outcome; thrown inside a step, caught by the loop. */
 export class StepFailure extends Error {
@@ -125,6 +133,7 @@ export class FileRun {
     if (step.advance) return this.advance(step.advance);
     if (step.threeDS) return this.page("threeDS", step);
     if (step.hpp) return this.page("hpp", step);
+    if (step.qr) return this.page("qr", step);
     if (step.webhook) return this.webhook(step);
     throw new StepFailure("a step with nothing to do");
   }
@@ -199,15 +208,15 @@ export class FileRun {
   }
 
   /**
-   * threeDS / hpp: what a shopper's browser does (CONTRACT §3 "3DS challenge page", "Hosted payment
+   * threeDS / hpp / qr: what a shopper's browser does (CONTRACT §3 "3DS challenge page", "Hosted payment
    * page"): GET the page, read its form, POST it urlencoded to the form's action with the chosen
    * `outcome` button (and, on the HPP, the fields typed in). Fields the page does not ask for fail the step.
    */
-  private async page(kind: "threeDS" | "hpp", step: Step): Promise<string> {
-    const spec = this.resolve(kind === "threeDS" ? step.threeDS : step.hpp);
+  private async page(kind: keyof typeof PAGES, step: Step): Promise<string> {
+    const spec = this.resolve(step[kind]);
     if (!spec) throw new StepFailure(`no ${kind}`);
-    const label = kind === "threeDS" ? "3DS challenge page" : "hosted payment page";
-    const pagePath = `/sandbox/${kind === "threeDS" ? "3ds" : "hpp"}/${encodeURIComponent(spec.transactionId)}`;
+    const { label, path } = PAGES[kind];
+    const pagePath = `/sandbox/${path}/${encodeURIComponent(spec.transactionId)}`;
     const page = await this.target.send("GET", pagePath);
     if (page.status !== 200) {
       throw new StepFailure(`the ${label} GET ${pagePath} answered ${page.status}`, {

@@ -1,7 +1,7 @@
 /**
  * The `steps` of a scenario file (CONTRACT §6 "Steps and `paysandbox run`"): a scripted run that
  * `paysandbox run` executes in order. A step is one object with exactly one action key (`request`,
- * `advance`, `threeDS`, `hpp`, `webhook`) and the keys that action allows; one flat schema rather
+ * `advance`, `threeDS`, `hpp`, `qr`, `webhook`) and the keys that action allows; one flat schema rather
  * than a union, so a mistake is reported at its own path (`steps[3].expect.status`), not as
  * "no union member matched".
  *
@@ -17,7 +17,7 @@ import { parseDuration } from "../platform/duration.js";
 export const BUILTIN_REFS = ["uuid", "checksum", "callbackUrl"] as const;
 
 /** The action keys: each step has exactly one. */
-export const STEP_ACTIONS = ["request", "advance", "threeDS", "hpp", "webhook"] as const;
+export const STEP_ACTIONS = ["request", "advance", "threeDS", "hpp", "qr", "webhook"] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -74,6 +74,11 @@ export const stepSchema = z
       .strict()
       .optional()
       .describe("opens the hosted payment page and posts its form"),
+    qr: z
+      .object(pageAnswer)
+      .strict()
+      .optional()
+      .describe("opens a QR pay-in's page and posts its form (the shopper paid, or not)"),
     webhook: z
       .object({
         transactionId: z.string().min(1).optional(),
@@ -105,6 +110,7 @@ export const stepSchema = z
       advance: [],
       threeDS: ["expect"],
       hpp: ["expect"],
+      qr: ["expect"],
       webhook: ["save"],
     };
     for (const key of ["headers", "body", "expect", "save", "as"] as const) {

@@ -245,7 +245,7 @@ describe("paysandbox run: exit status and reports", () => {
       { name: "x", steps: [{ request: "GET /a", advance: "P1D" }] },
       /steps\[0\]\.advance: a step does one thing: request and advance given/,
     ],
-    [{ name: "x", steps: [{ name: "nothing" }] }, /steps\[0\]: a step needs one of request, advance, threeDS, hpp, webhook/],
+    [{ name: "x", steps: [{ name: "nothing" }] }, /steps\[0\]: a step needs one of request, advance, threeDS, hpp, qr, webhook/],
     [{ name: "x", steps: [{ advance: "soon" }] }, /steps\[0\]\.advance: expected an ISO 8601 duration/],
     [{ name: "x", steps: [{ advance: "P1D", body: {} }] }, /steps\[0\]\.body: not allowed in a advance step/],
     [{ name: "x", steps: [{ threeDS: { transactionId: "t", outcome: "maybe" } }] }, /steps\[0\]\.threeDS\.outcome/],

@@ -1,0 +1,229 @@
+/**
+ * Records what is done in a sandbox, call by call (CONTRACT §10; issue 22), for
+ * `GET /_sandbox/recording` to turn into a steps file. One INSERT per recorded call, made before the
+ * answer leaves (inside `awaitCommit`), so it joins the call's own group-commit batch: a call that
+ * was answered is recorded, across a kill -9 too, and recording adds no commit of its own.
+ *
+ * What is recorded: every gateway call but auth (the runner authenticates by itself), the shopper
+ * page posts (3DS, HPP, QR), clock advances, and the control-plane calls a test makes about its
+ * transactions (complete, the webhook journal, replay). Not: reads of pages, the dashboard, health,
+ * events, scenarios (their documents head the file instead), reset (it empties the recording) and
+ * the recording itself. A call whose body is not JSON (or a form, for a page) is not recorded:
+ * a steps file cannot send it.
+ *
+ * Bounded: a body over the request limit never reaches here (413 first), an answer is kept only
+ * when it is JSON of at most RESPONSE_LIMIT bytes, and the newest `keep` calls are kept
+ * (SANDBOX_RECORDING_KEEP; 0 turns recording off).
+ */
+import { max, sql } from "drizzle-orm";
+import type { MiddlewareHandler } from "hono";
+import { type Db, inTransaction } from "../db/client.js";
+import { preparedInsert } from "../db/insert.js";
+import { lazy } from "../db/lazy.js";
+import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
+import type { AppEnv } from "../http/env.js";
+import { GATEWAY_PREFIXES } from "../http/gateway.js";
+import type { Clock } from "../platform/clock.js";
+import { redactForRecording } from "./redact.js";
+
+export type { RecordedCall };
+
+/** A webhook delivery as the recording reads it from the journal. */
+export interface RecordedDelivery {
+  seq: number;
+  transactionId: string | null;
+  subscriptionId: string | null;
+  body: string;
+  createdAt: number;
+}
+
+/** The default retention (SANDBOX_RECORDING_KEEP). */
+export const DEFAULT_RECORDING_KEEP = 10_000;
+/** An answer longer than this is not kept (its ids cannot become references). */
+export const RESPONSE_LIMIT = 64 * 1024;
+/** Retention runs once per this many recorded calls. */
+const PRUNE_EVERY = 256;
+
+export type CallKind = "request" | "advance" | "threeDS" | "hpp" | "qr";
+
+const PAGE_KINDS: Record<string, CallKind> = { "3ds": "threeDS", hpp: "hpp", qr: "qr" };
+const PAGE_POST = /^\/sandbox\/(3ds|hpp|qr)\/[^/]+$/;
+const CONTROL_CALLS: Array<{ method: string; path: RegExp }> = [
+  { method: "POST", path: /^\/_sandbox\/transactions\/[^/]+\/complete$/ },
+  { method: "GET", path: /^\/_sandbox\/webhooks(\/[^/]+)?$/ },
+  { method: "POST", path: /^\/_sandbox\/webhooks\/[^/]+\/replay$/ },
+];
+
+/** What a call is to the recording, from its method and path under the base; undefined: not recorded. */
+export function classifyCall(method: string, path: string): CallKind | undefined {
+  for (const prefix of GATEWAY_PREFIXES) {
+    if (path.startsWith(`${prefix}/`)) return path === `${prefix}/auth` ? undefined : "request";
+  }
+  if (method === "POST") {
+    const page = PAGE_POST.exec(path);
+    if (page) return PAGE_KINDS[page[1] as string];
+    if (path === "/_sandbox/clock/advance") return "advance";
+  }
+  return CONTROL_CALLS.some((c) => c.method === method && c.path.test(path)) ? "request" : undefined;
+}
+
+/** The paths the recording middleware is mounted on (each layer costs every request under it). */
+export const RECORDED_PATHS = [
+  ...GATEWAY_PREFIXES.map((p) => `${p}/*`),
+  "/sandbox/*",
+  "/_sandbox/clock/advance",
+  "/_sandbox/transactions/*",
+  "/_sandbox/webhooks",
+  "/_sandbox/webhooks/*",
+];
+
+export interface CallFacts {
+  kind: CallKind;
+  at: number;
+  method: string;
+  path: string;
+  merchantKey: string | undefined;
+  /** The request body, parsed (JSON, or a page's form as an object); undefined when none. */
+  body: unknown;
+  status: number;
+  /** The answer's JSON text, when it is JSON and small enough. */
+  response: string | undefined;
+}
+
+export class Recorder {
+  private readonly add;
+  private readonly newestDelivery;
+  private readonly pruneStmt;
+  private readonly rangeStmt;
+  private readonly deliveriesStmt;
+
+  constructor(
+    private readonly db: Db,
+    readonly keep: number,
+  ) {
+    this.add = preparedInsert(db.$client, recordedCalls);
+    this.newestDelivery = lazy(() =>
+      db
+        .select({ seq: max(webhookDeliveries.seq) })
+        .from(webhookDeliveries)
+        .prepare(),
+    );
+    this.pruneStmt = lazy(() => db.$client.prepare("DELETE FROM recorded_calls WHERE id <= ?"));
+    this.rangeStmt = lazy(() =>
+      db
+        .select()
+        .from(recordedCalls)
+        .where(sql`${recordedCalls.at} >= ${sql.placeholder("from")} AND ${recordedCalls.at} <= ${sql.placeholder("to")}`)
+        .orderBy(recordedCalls.id)
+        .prepare(),
+    );
+    const d = webhookDeliveries;
+    this.deliveriesStmt = lazy(() =>
+      db
+        .select({
+          seq: d.seq,
+          transactionId: d.transactionId,
+          subscriptionId: d.subscriptionId,
+          body: d.body,
+          createdAt: d.createdAt,
+        })
+        .from(d)
+        .where(sql`${d.createdAt} >= ${sql.placeholder("from")} AND ${d.createdAt} <= ${sql.placeholder("to")}`)
+        .orderBy(d.seq)
+        .prepare(),
+    );
+  }
+
+  get enabled(): boolean {
+    return this.keep > 0;
+  }
+
+  /** Keeps one call, in the caller's transaction (or the turn's batch). */
+  record(call: CallFacts): void {
+    if (!this.enabled) return;
+    inTransaction(this.db, () => {
+      const body = call.body === undefined ? null : JSON.stringify(redactForRecording(call.body));
+      const { lastInsertRowid } = this.add({
+        at: call.at,
+        kind: call.kind,
+        method: call.method,
+        path: call.path,
+        merchantKey: call.merchantKey ?? null,
+        body,
+        status: call.status,
+        response: call.response ?? null,
+        webhooksUpTo: this.newestDelivery.get()?.seq ?? 0,
+      } as RecordedCall);
+      const id = Number(lastInsertRowid);
+      if (id % PRUNE_EVERY === 0 && id > this.keep) this.pruneStmt.run(id - this.keep);
+    });
+  }
+
+  /** The calls made between two virtual instants (inclusive), oldest first. */
+  calls(from: number, to: number): RecordedCall[] {
+    return this.rangeStmt.all({ from, to });
+  }
+
+  /** The webhook deliveries made between two virtual instants (inclusive), by `seq`. */
+  deliveries(from: number, to: number): RecordedDelivery[] {
+    return this.deliveriesStmt.all({ from, to });
+  }
+}
+
+const JSON_TYPE = /\bjson\b/i;
+const FORM_TYPE = /application\/x-www-form-urlencoded/i;
+
+/** The request body as the recording takes it: JSON, a page's form, or nothing; `false` when it cannot. */
+async function bodyOf(req: { method: string; header(n: string): string | undefined; text(): Promise<string> }, kind: CallKind) {
+  if (req.method === "GET" || req.method === "HEAD") return undefined;
+  const text = await req.text();
+  if (text === "") return undefined;
+  const type = req.header("content-type") ?? "";
+  if (kind === "threeDS" || kind === "hpp" || kind === "qr") {
+    return FORM_TYPE.test(type) ? Object.fromEntries(new URLSearchParams(text)) : false;
+  }
+  if (!JSON_TYPE.test(type) && type !== "") return false;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The middleware: mounted on RECORDED_PATHS after the body reader and inside awaitCommit. It takes
+ * the answer's JSON from `c.json` as the handler makes it (reading the built Response back would
+ * take @hono/node-server off its fast path), and records the call.
+ */
+export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const kind = classifyCall(c.req.method, c.req.path);
+    if (kind === undefined) return next();
+    const at = clock.nowMs();
+    let answered: unknown;
+    const json = c.json;
+    c.json = ((object: unknown, ...rest: unknown[]) => {
+      answered = object;
+      return (json as (...args: unknown[]) => Response)(object, ...rest);
+    }) as typeof c.json;
+    await next();
+    const body = await bodyOf(c.req, kind);
+    if (body === false) return;
+    let response: string | undefined;
+    if (answered !== undefined) {
+      const text = JSON.stringify(answered);
+      if (text.length <= RESPONSE_LIMIT) response = text;
+    }
+    const query = c.req.url.indexOf("?");
+    recorder.record({
+      kind,
+      at,
+      method: c.req.method,
+      path: query < 0 ? c.req.path : `${c.req.path}${c.req.url.slice(query)}`,
+      merchantKey: c.get("merchant")?.merchantKey ?? c.req.header("x-merchant-key"),
+      body,
+      status: c.res.status,
+      response,
+    });
+  };
+}

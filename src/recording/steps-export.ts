@@ -1,0 +1,396 @@
+/**
+ * A recording as a steps file (CONTRACT §10; issue 22): the recorded calls, the webhook deliveries
+ * and the loaded scenarios of a sandbox, turned into a scenario document whose `steps` replay that
+ * session on a fresh sandbox (`paysandbox run`). Pure: the route reads the rows, this writes the file.
+ *
+ * How a session becomes steps:
+ * - each call is a step: a gateway or control-plane call a `request` (its body as recorded, its
+ *   answer's status and `transactionStatus`/`declineCode` as `expect`); a clock move an `advance`;
+ *   a shopper page post a `threeDS`, `hpp` or `qr` step;
+ * - ids that came from an earlier answer (`tx_…`, `tok_…`, `sub_…`, a delivery's `wh_…`, and a
+ *   `requestId` the answer echoed) become `${name.path}` references to that answer, which is saved
+ *   under a short name (`payment1`); any other `requestId` becomes `${uuid}`, an APM `checksum`
+ *   `${checksum}`, a `callbackUrl` the runner's own receiver `${callbackUrl}`;
+ * - a card number, kept as its mask, becomes the test card with that mask (CVV "123"); a mask that
+ *   is no test card stays a mask, and the step says so in a comment;
+ * - each webhook delivery becomes a `webhook` expectation after the call that caused it (the
+ *   deliveries up to the call's `webhooksUpTo`); one that time caused between calls (a refund that
+ *   settled, a challenge that timed out) comes after an `advance` over the time that had passed;
+ * - where the session's clock ran ahead of what the steps move (a person thinking between calls),
+ *   an `advance` over the gap keeps the replay's clock in step, when the gap is a minute or more.
+ */
+import { ID_PREFIXES } from "../platform/ids.js";
+import type { Scenario } from "../scenarios/scenario.schema.js";
+import type { BUILTIN_REFS } from "../scenarios/steps.schema.js";
+import type { RecordedCall, RecordedDelivery } from "./recorder.js";
+import { MASK } from "./redact.js";
+
+export interface ExportInput {
+  /** The file's `name`. */
+  name: string;
+  /** Where it was recorded, for the header comment. */
+  source: string;
+  calls: RecordedCall[];
+  deliveries: RecordedDelivery[];
+  /** The loaded scenarios, in load order: their merchants, rates, cards and rules head the file. */
+  scenarios: Scenario[];
+  /** Every test card number the sandbox knows (built-in and the scenarios'). */
+  testCards: string[];
+  /** The built-in merchant's key: the merchant a file without merchants acts as. */
+  builtinMerchantKey: string;
+}
+
+/** A step of the file, with what the YAML shows above it. */
+export interface ExportedStep {
+  step: Record<string, unknown>;
+  comment?: string;
+}
+
+export interface ExportedFile {
+  document: Record<string, unknown>;
+  steps: ExportedStep[];
+  header: string;
+}
+
+/** Below this gap between calls (virtual ms), the replay's own pace is close enough. */
+const GAP_MS = 60_000;
+const ID_SOURCE = `(?:${Object.values(ID_PREFIXES).join("|")})_[0-9A-Za-z]{6,40}`;
+const ID_IN_TEXT = new RegExp(`\\b${ID_SOURCE}\\b`, "g");
+const WHOLE_ID = new RegExp(`^${ID_SOURCE}$`);
+/** The test CVV a recorded card gets (the recording never holds the real one). */
+export const TEST_CVV = "123";
+
+/** The readable name and the saved-body name of a call, by its method and route. */
+const ROUTES: Array<{ method: string; path: RegExp; name: string; save: string }> = [
+  { method: "POST", path: /^\/payments\/card$/, name: "card payment", save: "payment" },
+  { method: "POST", path: /^\/payments\/card\/tokenize$/, name: "tokenize a card", save: "token" },
+  { method: "POST", path: /^\/payments\/card\/charge$/, name: "one-click charge", save: "charge" },
+  { method: "POST", path: /^\/payments\/card\/recurring$/, name: "create a subscription", save: "subscription" },
+  { method: "GET", path: /^\/payments\/card\/recurring\/[^/]+$/, name: "read the subscription", save: "subscription" },
+  { method: "PUT", path: /^\/payments\/card\/recurring\/[^/]+$/, name: "change the subscription", save: "subscription" },
+  { method: "DELETE", path: /^\/payments\/card\/recurring\/[^/]+$/, name: "cancel the subscription", save: "subscription" },
+  { method: "GET", path: /^\/payments\/card\/(status|info)\//, name: "card payment $1", save: "payment" },
+  { method: "POST", path: /^\/refunds\/card$/, name: "refund", save: "refund" },
+  { method: "GET", path: /^\/refunds\/card\/(status|info)\//, name: "refund $1", save: "refund" },
+  { method: "POST", path: /^\/payouts\/card$/, name: "card payout", save: "payout" },
+  { method: "GET", path: /^\/payouts\/card\/(status|info)\//, name: "card payout $1", save: "payout" },
+  { method: "POST", path: /^\/payments\/apm$/, name: "APM pay-in", save: "apm" },
+  { method: "GET", path: /^\/payments\/apm\/(status|info)\//, name: "APM pay-in $1", save: "apm" },
+  { method: "POST", path: /^\/payouts\/apm$/, name: "APM payout", save: "apmPayout" },
+  { method: "GET", path: /^\/payouts\/apm\/(status|info)\//, name: "APM payout $1", save: "apmPayout" },
+  { method: "POST", path: /^\/wallet-pay\/merchant-session/, name: "wallet merchant session", save: "session" },
+  { method: "POST", path: /^\/report-generator\/s2s$/, name: "transaction report", save: "report" },
+  { method: "POST", path: /^\/_sandbox\/transactions\/[^/]+\/complete$/, name: "complete the transaction", save: "completed" },
+  { method: "GET", path: /^\/_sandbox\/webhooks$/, name: "read the webhook journal", save: "journal" },
+  { method: "GET", path: /^\/_sandbox\/webhooks\/[^/]+$/, name: "read a webhook delivery", save: "delivery" },
+  { method: "POST", path: /^\/_sandbox\/webhooks\/[^/]+\/replay$/, name: "replay a webhook", save: "replay" },
+];
+
+const GATEWAY_PREFIX = /^\/(api\/)?v1(?=\/)/;
+
+function routeOf(method: string, path: string): { name: string; save: string } {
+  const bare = (path.split("?")[0] ?? "").replace(GATEWAY_PREFIX, "");
+  for (const r of ROUTES) {
+    const m = r.method === method ? r.path.exec(bare) : null;
+    if (m) return { name: r.name.replace("$1", m[1] ?? ""), save: r.save };
+  }
+  return { name: `${method} ${bare}`, save: "call" };
+}
+
+/** An ISO 8601 duration of `ms` (days, hours, minutes, seconds with their fraction). */
+export function durationOf(ms: number): string {
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = rest / 1000;
+  const time = `${hours ? `${hours}H` : ""}${minutes ? `${minutes}M` : ""}${seconds ? `${seconds}S` : ""}`;
+  if (!days && !time) return "PT0S";
+  return `P${days ? `${days}D` : ""}${time ? `T${time}` : ""}`;
+}
+
+function parse(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `${uuid}`, `${checksum}`, `${callbackUrl}`: what the runner fills in. */
+const builtin = (name: (typeof BUILTIN_REFS)[number]) => `\${${name}}`;
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A step being built: its action and body now, its `save` once a later step refers to it. */
+interface Draft {
+  fields: Record<string, unknown>;
+  saveBase: string;
+  save?: string;
+  notes: string[];
+}
+
+/** Where an id was first seen: the step that saved it and the path in that step's saved body. */
+interface Source {
+  draft: Draft;
+  path: string;
+}
+
+class Builder {
+  private readonly known = new Map<string, Source>();
+  private readonly saveCounts = new Map<string, number>();
+  private readonly nameCounts = new Map<string, number>();
+  readonly drafts: Draft[] = [];
+  readonly unplaced: string[] = [];
+  private readonly cards: Map<string, string>;
+
+  constructor(testCards: string[]) {
+    this.cards = new Map();
+    for (const n of testCards) {
+      const mask = `${n.slice(0, 6)}${"*".repeat(Math.max(0, n.length - 10))}${n.slice(-4)}`;
+      if (!this.cards.has(mask)) this.cards.set(mask, n);
+    }
+  }
+
+  /** A step name, unique in the file ("card payment → SUCCEED", then "… (2)"). */
+  name(text: string): string {
+    const n = (this.nameCounts.get(text) ?? 0) + 1;
+    this.nameCounts.set(text, n);
+    return n === 1 ? text : `${text} (${n})`;
+  }
+
+  add(fields: Record<string, unknown>, saveBase: string): Draft {
+    const draft: Draft = { fields, saveBase, notes: [] };
+    this.drafts.push(draft);
+    return draft;
+  }
+
+  /** An earlier step answered this id. */
+  knows(id: string): boolean {
+    return this.known.has(id);
+  }
+
+  /** The `${name.path}` of an id an earlier step answered, naming that step's save on first use. */
+  private refTo(id: string): string | undefined {
+    const source = this.known.get(id);
+    if (!source) return undefined;
+    if (source.draft.save === undefined) {
+      const n = (this.saveCounts.get(source.draft.saveBase) ?? 0) + 1;
+      this.saveCounts.set(source.draft.saveBase, n);
+      source.draft.save = `${source.draft.saveBase}${n}`;
+    }
+    return `\${${source.draft.save}${source.path ? `.${source.path}` : ""}}`;
+  }
+
+  /** Notes every id in an answer (and an echoed requestId) as coming from `draft`, at its path. */
+  harvest(value: unknown, draft: Draft, path: string[] = [], key?: string): void {
+    if (typeof value === "string") {
+      if ((WHOLE_ID.test(value) || key === "requestId") && !this.known.has(value)) {
+        this.known.set(value, { draft, path: path.join(".") });
+      }
+    } else if (Array.isArray(value)) {
+      for (const [i, v] of value.entries()) this.harvest(v, draft, [...path, String(i)]);
+    } else if (isObject(value)) {
+      for (const [k, v] of Object.entries(value)) this.harvest(v, draft, [...path, k], k);
+    }
+  }
+
+  /** A string with every id from an earlier answer as its reference; an id from nowhere is noted. */
+  refText(text: string, draft: Draft): string {
+    return text.replace(ID_IN_TEXT, (id) => {
+      const ref = this.refTo(id);
+      if (ref) return ref;
+      draft.notes.push(`${id} did not come from an earlier answer of this recording: put in the id this step needs`);
+      return id;
+    });
+  }
+
+  /** A recorded body as the step sends it. */
+  body(value: unknown, draft: Draft, key?: string): unknown {
+    if (typeof value === "string") {
+      if (key === "requestId") return this.refTo(value) ?? builtin("uuid");
+      if (key === "checksum") return builtin("checksum");
+      if (key === "callbackUrl") return builtin("callbackUrl");
+      if (MASK.test(value)) {
+        const card = this.cards.get(value);
+        if (card) return card;
+        draft.notes.push(`card ${value} is no test card of this sandbox: this step cannot replay as is (put a card number in)`);
+        return value;
+      }
+      return this.refText(value, draft);
+    }
+    if (Array.isArray(value)) return value.map((v) => this.body(v, draft));
+    if (isObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(value)) out[k] = this.body(v, draft, k);
+      // a card object (its `number` recorded as a mask) gets the test CVV its real one was dropped for
+      if (typeof value.number === "string" && MASK.test(value.number) && out.cvv === undefined) out.cvv = TEST_CVV;
+      return out;
+    }
+    return value;
+  }
+}
+
+/** What a webhook step expects of a delivery's body: its status (and decline code). */
+function expectedOf(body: unknown): Record<string, unknown> | undefined {
+  if (!isObject(body)) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const key of ["transactionStatus", "declineCode"]) {
+    if (body[key] !== undefined && !(key === "declineCode" && body[key] === null)) out[key] = body[key];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+const PAGE_LABEL = { threeDS: "3DS challenge", hpp: "hosted payment page", qr: "QR page" } as const;
+
+export function exportSteps(input: ExportInput): ExportedFile {
+  const b = new Builder(input.testCards);
+  const merchants = input.scenarios.flatMap((s) => s.merchants);
+  const defaultMerchant = merchants[0]?.merchantKey ?? input.builtinMerchantKey;
+  const deliveries = [...input.deliveries].sort((x, y) => x.seq - y.seq);
+  let nextDelivery = 0;
+  const startTime = input.calls[0]?.at ?? deliveries[0]?.createdAt;
+  /** Where the replay's clock is, as far as the steps so far moved it. */
+  let replayNow = startTime ?? 0;
+
+  const advance = (ms: number, why: string) => {
+    if (ms <= 0) return;
+    const by = durationOf(ms);
+    b.add({ name: b.name(`advance ${by} (${why})`), advance: by }, "advance");
+    replayNow += ms;
+  };
+
+  const webhookStep = (d: RecordedDelivery) => {
+    const body = parse(d.body);
+    const target =
+      d.transactionId && b.knows(d.transactionId)
+        ? { transactionId: d.transactionId }
+        : d.subscriptionId && b.knows(d.subscriptionId)
+          ? { subscriptionId: d.subscriptionId }
+          : undefined;
+    if (!target) {
+      b.unplaced.push(d.transactionId ?? d.subscriptionId ?? `delivery ${d.seq}`);
+      return;
+    }
+    const draft = b.add({}, "webhook");
+    const expected = expectedOf(body);
+    const status = isObject(body) ? body.transactionStatus : undefined;
+    const filter = b.body(target, draft) as Record<string, string>;
+    const of = /^\$\{([^.}]+)/.exec(Object.values(filter)[0] ?? "")?.[1];
+    draft.fields = {
+      name: b.name(`webhook of ${of}${typeof status === "string" ? `: ${status}` : ""}`),
+      webhook: { ...filter, ...(expected ? { body: expected } : {}) },
+    };
+    b.harvest(body, draft);
+  };
+
+  /** The deliveries up to `upTo` that time caused before `at`, after an advance over that time. */
+  const deliveriesBefore = (upTo: number, at: number) => {
+    const due: RecordedDelivery[] = [];
+    while (nextDelivery < deliveries.length) {
+      const d = deliveries[nextDelivery] as RecordedDelivery;
+      if (d.seq > upTo || d.createdAt >= at) break;
+      due.push(d);
+      nextDelivery++;
+    }
+    if (due.length > 0) advance(Math.max(...due.map((d) => d.createdAt)) - replayNow, "time passed in the session");
+    for (const d of due) webhookStep(d);
+  };
+
+  for (const call of input.calls) {
+    deliveriesBefore(call.webhooksUpTo, call.at);
+    if (call.at - replayNow >= GAP_MS) advance(call.at - replayNow, "time passed in the session");
+    const body = parse(call.body);
+    const answer = parse(call.response);
+    if (call.kind === "advance" && call.status === 200 && isObject(answer) && typeof answer.now === "string") {
+      const moved = Date.parse(answer.now) - call.at;
+      const by = isObject(body) && typeof body.by === "string" ? body.by : durationOf(moved);
+      b.add({ name: b.name(`advance ${by}`), advance: by }, "advance");
+      replayNow += moved;
+    } else if ((call.kind === "threeDS" || call.kind === "hpp" || call.kind === "qr") && isObject(body)) {
+      const draft = b.add({}, "page");
+      const id = decodeURIComponent(call.path.split("?")[0]?.split("/").pop() ?? "");
+      const { outcome, ...fields } = body as Record<string, string>;
+      const spec: Record<string, unknown> = { transactionId: b.refText(id, draft), outcome };
+      if (call.kind === "hpp" && Object.keys(fields).length > 0) spec.fields = fields;
+      draft.fields = {
+        name: b.name(`${PAGE_LABEL[call.kind]}: ${outcome}`),
+        [call.kind]: spec,
+        ...(call.status >= 400 ? { expect: { status: call.status } } : {}),
+      };
+    } else {
+      const route = routeOf(call.method, call.path);
+      const draft = b.add({}, route.save);
+      const status = isObject(answer) ? answer.transactionStatus : undefined;
+      const outcome = typeof status === "string" ? status : String(call.status);
+      const expectBody = call.status < 400 ? expectedOf(answer) : undefined;
+      const as = call.merchantKey && call.merchantKey !== defaultMerchant ? { as: call.merchantKey } : {};
+      draft.fields = {
+        name: b.name(`${route.name} → ${outcome}`),
+        ...as,
+        request: `${call.method} ${b.refText(call.path, draft)}`,
+        ...(body === undefined ? {} : { body: b.body(body, draft) }),
+        expect: { status: call.status, ...(expectBody ? { body: expectBody } : {}) },
+      };
+      b.harvest(answer, draft);
+    }
+    for (; nextDelivery < deliveries.length; nextDelivery++) {
+      const d = deliveries[nextDelivery] as RecordedDelivery;
+      if (d.seq > call.webhooksUpTo) break;
+      webhookStep(d);
+    }
+  }
+  const rest = deliveries.slice(nextDelivery);
+  if (rest.length > 0) {
+    advance(Math.max(...rest.map((d) => d.createdAt)) - replayNow, "time passed in the session");
+    for (const d of rest) webhookStep(d);
+  }
+
+  const steps: ExportedStep[] = b.drafts.map((d) => {
+    const { name, ...rest } = d.fields;
+    const step = { name, ...rest, ...(d.save ? { save: d.save } : {}) };
+    return d.notes.length > 0 ? { step, comment: [...new Set(d.notes)].join("\n") } : { step };
+  });
+  const scenario = mergeScenarios(input.scenarios);
+  const document: Record<string, unknown> = {
+    name: input.name,
+    description: `A session recorded in ${input.source}: ${input.calls.length} calls`,
+    ...(startTime === undefined ? {} : { startTime: new Date(startTime).toISOString() }),
+    ...scenario,
+    steps: steps.map((s) => s.step),
+  };
+  const header = [
+    `Recorded by paysandbox in ${input.source}: ${input.calls.length} calls, ${deliveries.length} webhook deliveries.`,
+    "Replay it on a fresh sandbox: paysandbox run THIS_FILE [--target http://localhost:8080]",
+    ...(b.unplaced.length > 0
+      ? [`Not expected (no earlier answer names them): the deliveries of ${[...new Set(b.unplaced)].join(", ")}`]
+      : []),
+    ...(input.scenarios.length > 1
+      ? [`The merchants, rates, cards and rules of ${input.scenarios.length} loaded scenarios, merged.`]
+      : []),
+  ].join("\n");
+  return { document, steps, header };
+}
+
+/** The loaded scenarios' merchants, rates, cards and rules as one file's (a later load wins on a rate). */
+function mergeScenarios(scenarios: Scenario[]): Record<string, unknown> {
+  const merchants = new Map<string, Scenario["merchants"][number]>();
+  const fxRates: Record<string, number> = {};
+  const cards: Scenario["cards"] = [];
+  const rules: Scenario["rules"] = [];
+  for (const s of scenarios) {
+    for (const m of s.merchants) merchants.set(m.merchantKey, m);
+    Object.assign(fxRates, s.fxRates);
+    cards.push(...s.cards);
+    rules.push(...s.rules);
+  }
+  return {
+    ...(merchants.size > 0 ? { merchants: [...merchants.values()] } : {}),
+    ...(Object.keys(fxRates).length > 0 ? { fxRates } : {}),
+    ...(cards.length > 0 ? { cards } : {}),
+    ...(rules.length > 0 ? { rules } : {}),
+  };
+}

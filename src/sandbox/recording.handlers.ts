@@ -1,0 +1,66 @@
+/**
+ * `GET /_sandbox/recording` (CONTRACT §10): the sandbox's session since its last reset as a steps
+ * file, YAML (with comments: where the session came from, a step that cannot replay as is) or JSON.
+ */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { accepts } from "hono/accepts";
+import YAML from "yaml";
+import type { AppEnv } from "../http/env.js";
+import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
+import { parseInstant } from "../platform/clock.js";
+import { TEST_CARDS } from "../platform/fixtures.js";
+import type { Recorder } from "../recording/recorder.js";
+import { type ExportedFile, exportSteps } from "../recording/steps-export.js";
+import type { ScenarioService } from "../scenarios/scenario.service.js";
+import { recordingRoute } from "./recording.routes.js";
+
+/** The file as YAML, its header and each step's note as comments. */
+export function recordingYaml(file: ExportedFile): string {
+  const doc = new YAML.Document(file.document);
+  doc.commentBefore = ` ${file.header.replaceAll("\n", "\n ")}`;
+  file.steps.forEach((s, i) => {
+    if (!s.comment) return;
+    const node = doc.getIn(["steps", i], true) as YAML.Node | undefined;
+    if (node) node.commentBefore = ` ${s.comment.replaceAll("\n", "\n ")}`;
+  });
+  return doc.toString({ lineWidth: 0 });
+}
+
+/** The file as JSON (no comments there: the header goes into `description`, a step's note into its name). */
+export function recordingJson(file: ExportedFile): Record<string, unknown> {
+  return {
+    ...file.document,
+    description: `${file.document.description}. ${file.header.replaceAll("\n", " ")}`,
+    steps: file.steps.map((s) =>
+      s.comment ? { ...s.step, name: `${s.step.name} [${s.comment.replaceAll("\n", "; ")}]` } : s.step,
+    ),
+  };
+}
+
+export function registerRecording(
+  app: OpenAPIHono<AppEnv>,
+  ctx: { recorder: Recorder; scenarios: Pick<ScenarioService, "all">; publicUrl: () => string },
+) {
+  app.openapi(recordingRoute, (c) => {
+    const query = c.req.valid("query");
+    const from = query.from === undefined ? 0 : (parseInstant(query.from) as number);
+    const to = query.to === undefined ? Number.MAX_SAFE_INTEGER : (parseInstant(query.to) as number);
+    const scenarios = ctx.scenarios.all();
+    const file = exportSteps({
+      name: "recording",
+      source: ctx.publicUrl(),
+      calls: ctx.recorder.calls(from, to),
+      deliveries: ctx.recorder.deliveries(from, to),
+      scenarios,
+      builtinMerchantKey: BUILTIN_MERCHANT.merchantKey,
+      testCards: [...TEST_CARDS.map((t) => t.number), ...scenarios.flatMap((s) => s.cards.map((card) => card.number))],
+    });
+    const json = accepts(c, {
+      header: "Accept",
+      supports: ["application/yaml", "application/json"],
+      default: "application/yaml",
+    });
+    if (json === "application/json") return c.json(recordingJson(file), 200);
+    return c.body(recordingYaml(file), 200, { "content-type": "application/yaml; charset=utf-8" });
+  });
+}
