@@ -15,7 +15,9 @@
  * when it is JSON of at most RESPONSE_LIMIT bytes, and the newest `keep` calls are kept
  * (SANDBOX_RECORDING_KEEP; 0 turns recording off).
  */
-import { max, sql } from "drizzle-orm";
+
+import type { IncomingMessage } from "node:http";
+import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { type Db, inTransaction } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
@@ -24,7 +26,7 @@ import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schem
 import type { AppEnv } from "../http/env.js";
 import { GATEWAY_PREFIXES } from "../http/gateway.js";
 import type { Clock } from "../platform/clock.js";
-import { redactForRecording } from "./redact.js";
+import { redactForRecording, redactJsonText } from "./redact.js";
 
 export type { RecordedCall };
 
@@ -83,8 +85,8 @@ export interface CallFacts {
   method: string;
   path: string;
   merchantKey: string | undefined;
-  /** The request body, parsed (JSON, or a page's form as an object); undefined when none. */
-  body: unknown;
+  /** The request body as JSON text, already redacted (src/recording/redact.ts); undefined when none. */
+  body: string | undefined;
   status: number;
   /** The answer's JSON text, when it is JSON and small enough. */
   response: string | undefined;
@@ -102,12 +104,7 @@ export class Recorder {
     readonly keep: number,
   ) {
     this.add = preparedInsert(db.$client, recordedCalls);
-    this.newestDelivery = lazy(() =>
-      db
-        .select({ seq: max(webhookDeliveries.seq) })
-        .from(webhookDeliveries)
-        .prepare(),
-    );
+    this.newestDelivery = lazy(() => db.$client.prepare("SELECT max(seq) FROM webhook_deliveries").pluck());
     this.pruneStmt = lazy(() => db.$client.prepare("DELETE FROM recorded_calls WHERE id <= ?"));
     this.rangeStmt = lazy(() =>
       db
@@ -142,17 +139,16 @@ export class Recorder {
   record(call: CallFacts): void {
     if (!this.enabled) return;
     inTransaction(this.db, () => {
-      const body = call.body === undefined ? null : JSON.stringify(redactForRecording(call.body));
       const { lastInsertRowid } = this.add({
         at: call.at,
         kind: call.kind,
         method: call.method,
         path: call.path,
         merchantKey: call.merchantKey ?? null,
-        body,
+        body: call.body ?? null,
         status: call.status,
         response: call.response ?? null,
-        webhooksUpTo: this.newestDelivery.get()?.seq ?? 0,
+        webhooksUpTo: (this.newestDelivery.get() as number | null) ?? 0,
       } as RecordedCall);
       const id = Number(lastInsertRowid);
       if (id % PRUNE_EVERY === 0 && id > this.keep) this.pruneStmt.run(id - this.keep);
@@ -173,54 +169,75 @@ export class Recorder {
 const JSON_TYPE = /\bjson\b/i;
 const FORM_TYPE = /application\/x-www-form-urlencoded/i;
 
-/** The request body as the recording takes it: JSON, a page's form, or nothing; `false` when it cannot. */
-async function bodyOf(req: { method: string; header(n: string): string | undefined; text(): Promise<string> }, kind: CallKind) {
+/** The request body as the recording keeps it (redacted JSON text), or nothing; `false` when it cannot be sent by a step. */
+async function bodyOf(req: { method: string; text(): Promise<string> }, type: string, kind: CallKind) {
   if (req.method === "GET" || req.method === "HEAD") return undefined;
   const text = await req.text();
   if (text === "") return undefined;
-  const type = req.header("content-type") ?? "";
   if (kind === "threeDS" || kind === "hpp" || kind === "qr") {
-    return FORM_TYPE.test(type) ? Object.fromEntries(new URLSearchParams(text)) : false;
+    return FORM_TYPE.test(type) ? JSON.stringify(redactForRecording(Object.fromEntries(new URLSearchParams(text)))) : false;
   }
   if (!JSON_TYPE.test(type) && type !== "") return false;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return false;
+  return redactJsonText(text);
+}
+
+/**
+ * @hono/node-server's Response keeps the body it was made with (a string, for `c.json`) under a
+ * symbol, and answers from there without building a web Response; `clone()` or `text()` would build
+ * one and take the answer off that fast path. Reading the kept string costs nothing; overriding
+ * `c.json` per request to catch the text cost ~50 µs a payment (it deoptimizes Hono's Context).
+ */
+let bodyKept: symbol | undefined;
+
+/**
+ * A JSON answer's text. @hono/node-server's Response keeps what it was made with (status, body
+ * string, headers as a plain object) under a symbol and answers from there; reading its `headers`
+ * or `clone()` would build web Headers or a web Response and take the answer off that fast path
+ * (~80 µs a payment, measured). So the text and its type are read from what is kept; other
+ * runtimes get a clone.
+ */
+async function jsonTextOf(res: Response): Promise<string | undefined> {
+  // the symbol is found on the first answer that has it (node-server puts its Response in place at listen)
+  bodyKept ??= Object.getOwnPropertySymbols(res).find((s) => s.description === "cache");
+  const kept = bodyKept ? (res as unknown as Record<symbol, [number, unknown, unknown] | undefined>)[bodyKept] : undefined;
+  if (kept) {
+    const headers = kept[2];
+    const type =
+      headers instanceof Headers
+        ? headers.get("content-type")
+        : ((headers as Record<string, string> | undefined)?.["Content-Type"] ??
+          (headers as Record<string, string> | undefined)?.["content-type"]);
+    return typeof kept[1] === "string" && JSON_TYPE.test(type ?? "") ? kept[1] : undefined;
   }
+  return JSON_TYPE.test(res.headers.get("content-type") ?? "") ? res.clone().text() : undefined;
 }
 
 /**
  * The middleware: mounted on RECORDED_PATHS after the body reader and inside awaitCommit. It takes
- * the answer's JSON from `c.json` as the handler makes it (reading the built Response back would
- * take @hono/node-server off its fast path), and records the call.
+ * the answer's JSON as it was made (jsonTextOf) and records the call.
  */
 export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const kind = classifyCall(c.req.method, c.req.path);
     if (kind === undefined) return next();
     const at = clock.nowMs();
-    let answered: unknown;
-    const json = c.json;
-    c.json = ((object: unknown, ...rest: unknown[]) => {
-      answered = object;
-      return (json as (...args: unknown[]) => Response)(object, ...rest);
-    }) as typeof c.json;
     await next();
-    const body = await bodyOf(c.req, kind);
+    // Node's own request (its headers and url as received) where there is one: the web Request's
+    // headers are built on first use, which the gateway's hot path otherwise avoids
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const header = (name: string) => (incoming ? (incoming.headers[name] as string | undefined) : c.req.header(name));
+    const body = await bodyOf(c.req, header("content-type") ?? "", kind);
     if (body === false) return;
-    let response: string | undefined;
-    if (answered !== undefined) {
-      const text = JSON.stringify(answered);
-      if (text.length <= RESPONSE_LIMIT) response = text;
-    }
-    const query = c.req.url.indexOf("?");
+    const answered = await jsonTextOf(c.res);
+    const response = answered !== undefined && answered.length <= RESPONSE_LIMIT ? answered : undefined;
+    const url = incoming?.url ?? c.req.url;
+    const query = url.indexOf("?");
     recorder.record({
       kind,
       at,
       method: c.req.method,
-      path: query < 0 ? c.req.path : `${c.req.path}${c.req.url.slice(query)}`,
-      merchantKey: c.get("merchant")?.merchantKey ?? c.req.header("x-merchant-key"),
+      path: query < 0 ? c.req.path : `${c.req.path}${url.slice(query)}`,
+      merchantKey: c.get("merchant")?.merchantKey ?? header("x-merchant-key"),
       body,
       status: c.res.status,
       response,

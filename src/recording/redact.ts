@@ -2,7 +2,8 @@
  * A request body as the recording may keep it (CONTRACT §10; issue 22): no card data.
  * - a card number (the value of `number`, `cardNumber`, `pan`, `applicationPrimaryAccountNumber`...
  *   when it is 12-19 digits, or any string of 12-19 digits that passes the Luhn check, wherever it
- *   sits) becomes its mask, `411111******1111`, which export maps back to the test card that has it;
+ *   sits, or a Luhn-valid run of 12-19 digits inside other text) becomes its mask, `411111******1111`,
+ *   which export maps back to the test card that has it;
  * - a CVV (`cvv`, `cvc2`, `securityCode`...), a social security number and a wallet's cryptogram
  *   are dropped, key and all (export gives a card object the test CVV again); a wallet token's
  *   encrypted `paymentData.data` becomes a placeholder (the sandbox takes any non-empty string).
@@ -15,12 +16,18 @@ export const WALLET_DATA_MARKER = "[masked]";
 const DROPPED_KEY = /(cvv|cvc|securitycode|security_code|cryptogram)|^(socialSecurityNumber|ssn)$/i;
 const CARD_KEY = /^(number|pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
 const DIGITS = /^\d{12,19}$/;
+const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g;
 
 /** A copy of `value` with card numbers masked and CVVs dropped; values of other types as they are. */
 export function redactForRecording(value: unknown, key?: string): unknown {
   if (typeof value === "string") {
-    if (DIGITS.test(value) && ((key !== undefined && CARD_KEY.test(key)) || luhnValid(value))) return maskNumber(value);
-    return value;
+    if (DIGITS.test(value)) return (key !== undefined && CARD_KEY.test(key)) || luhnValid(value) ? maskNumber(value) : value;
+    // a card number inside other text ("card 4111111111111111 declined")
+    return value.replace(DIGIT_RUN, (run) => (luhnValid(run) ? maskNumber(run) : run));
+  }
+  // a card number sent as a JSON number (the API refuses it, but it was sent)
+  if (typeof value === "number" && Number.isSafeInteger(value) && DIGITS.test(String(value))) {
+    return redactForRecording(String(value), key);
   }
   if (Array.isArray(value)) return value.map((v) => redactForRecording(v));
   if (value !== null && typeof value === "object") {
@@ -32,6 +39,38 @@ export function redactForRecording(value: unknown, key?: string): unknown {
     return out;
   }
   return value;
+}
+
+/** The CVV pair of a card object as the API takes it (`"cvv":"737"`), with the comma before it. */
+const CVV_PAIR = /,?\s*"cvv"\s*:\s*"\d{0,8}"/g;
+/** A JSON string of 12-19 digits. */
+const DIGIT_STRING = /"(\d{12,19})"/g;
+/** The key a value at the end of this text is the value of. */
+const KEY_BEFORE = /"([^"\\]*)"\s*:\s*$/;
+/** What the text path leaves to the structural one: escapes, wallet tokens, and whatever it could not drop or mask. */
+const LEFT_OVER =
+  /\\|paymentData|cvv|cvc|securitycode|security_code|cryptogram|socialSecurityNumber|"ssn"|\d{12,}|,\s*[}\],]|[{[]\s*,/i;
+
+/**
+ * `JSON.stringify(redactForRecording(JSON.parse(text)))` for a JSON request body, on its text: a card
+ * payment's body (its `"cvv":"737"`, its card number) is redacted in a few µs instead of a parse, a
+ * walk and a stringify (issue 22: the recording's cost on the payment path). Whatever the text path
+ * cannot do surely (escapes, a wallet token, another CVV key, a CVV first in its object, a long digit
+ * run that is no card number) goes the structural way; so does text that is not JSON, which is kept
+ * as it is only when it holds no digit run a card number could be.
+ */
+export function redactJsonText(text: string): string {
+  let out = text.replace(CVV_PAIR, "");
+  out = out.replace(DIGIT_STRING, (m, digits: string, at: number) => {
+    const key = KEY_BEFORE.exec(out.slice(Math.max(0, at - 64), at))?.[1];
+    return (key !== undefined && CARD_KEY.test(key)) || luhnValid(digits) ? `"${maskNumber(digits)}"` : m;
+  });
+  if (!LEFT_OVER.test(out)) return out;
+  try {
+    return JSON.stringify(redactForRecording(JSON.parse(text)));
+  } catch {
+    return "null";
+  }
 }
 
 /** A mask as `redactForRecording` writes it: `411111******1111`. */

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RecordedCall, RecordedDelivery } from "../../src/recording/recorder.js";
-import { redactForRecording } from "../../src/recording/redact.js";
+import { redactForRecording, redactJsonText } from "../../src/recording/redact.js";
 import { durationOf, exportSteps } from "../../src/recording/steps-export.js";
 
 const T0 = Date.UTC(2026, 0, 15, 12);
@@ -178,5 +178,31 @@ describe("exportSteps", () => {
     expect(durationOf(0)).toBe("PT0S");
     expect(durationOf(86_400_000 * 2 + 3_600_000)).toBe("P2DT1H");
     expect(durationOf(1500)).toBe("PT1.5S");
+  });
+});
+
+describe("redactJsonText (the text path of redaction)", () => {
+  const bodies: unknown[] = [
+    { card: { number: "4111111111111111", cvv: "737" }, amount: "1.00" },
+    { cvv: "123", a: 1 },
+    { a: 1, cvv: "123" },
+    { a: 1, cvv: "1", socialSecurityNumber: "078-05-1120", b: [1, 2] },
+    { a: 1, card_cvv: "1", ssn: "2" },
+    { nested: { list: [{ pan: "4000000000000002" }, "5500000000000004", "123456789012"] } },
+    { accountNumber: "000123456789", note: 'a "quoted" 4111111111111111' },
+    { apmPayload: { token: { paymentData: { data: "ZW5j" } } } },
+    { cvv: { nested: "737" } },
+    { number: 4111111111111111 },
+    [],
+    {},
+  ];
+  it.each(bodies.map((b) => [JSON.stringify(b), b]))("%s: the same as the structural path", (text) => {
+    const out = redactJsonText(text as string);
+    expect(JSON.parse(out)).toEqual(redactForRecording(JSON.parse(text as string)));
+    expect(out).not.toMatch(/4111111111111111|4000000000000002|5500000000000004|cvv|737|078-05-1120/);
+  });
+  it("text that is not JSON is kept only when it holds nothing a card number could be", () => {
+    expect(redactJsonText("not json")).toBe("not json");
+    expect(redactJsonText("not json 4111111111111111")).toBe("null");
   });
 });
