@@ -7,7 +7,7 @@
  *   (PAYSANDBOX_URL), the suites at once, as a CI suite's parallel files would. Then no sandbox is
  *   left: each fixture deleted its own.
  * - docs/webhooks.md: each signature verifier (```js file=verify-checksum.mjs,
- *   ```python file=verify_checksum.py) judges real deliveries taken by a receiver: true with the
+ *   ```python file=verify_checksum.py, ```go file=verify_checksum.go) judges real deliveries taken by a receiver: true with the
  *   merchant's secret, false with another secret or a changed body.
  *
  * A language whose toolchain is absent is skipped with a warning; `.ci/run` installs them with apt
@@ -65,6 +65,21 @@ function run(
       },
     );
   });
+}
+
+/** `go test` in a folder of its own, offline, with no module download. */
+function goEnv(dir: string): Record<string, string> {
+  return {
+    GOPATH: join(dir, ".gopath"),
+    GOCACHE: join(dir, ".gocache"),
+    GOFLAGS: "-mod=mod",
+    GOPROXY: "off",
+    GOSUMDB: "off",
+    GOTOOLCHAIN: "local",
+    GOTELEMETRY: "off",
+    // without a C compiler the standard library is rebuilt without cgo (slower, but it runs)
+    ...(succeeds("gcc", ["--version"]) ? {} : { CGO_ENABLED: "0" }),
+  };
 }
 
 const SUITES = docPage("docs/parallel-suites.md");
@@ -145,18 +160,7 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
     // -vet=off: vet type-checks the standard library from source on a cold cache (about 7 s here)
     const r = await run("go", ["test", "-count=1", "-vet=off", "./..."], {
       cwd: dir,
-      env: {
-        PAYSANDBOX_URL: server.url,
-        GOPATH: join(dir, ".gopath"),
-        GOCACHE: join(dir, ".gocache"),
-        GOFLAGS: "-mod=mod",
-        GOPROXY: "off",
-        GOSUMDB: "off",
-        GOTOOLCHAIN: "local",
-        GOTELEMETRY: "off",
-        // without a C compiler the standard library is rebuilt without cgo (slower, but it runs)
-        ...(succeeds("gcc", ["--version"]) ? {} : { CGO_ENABLED: "0" }),
-      },
+      env: { PAYSANDBOX_URL: server.url, ...goEnv(dir) },
     });
     ran++;
     expect(r.code, r.output).toBe(0);
@@ -188,7 +192,7 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
     }
   });
 
-  it.concurrent("webhooks: the Node.js and Python verifiers accept real deliveries and refuse another secret or a changed body", async ({
+  it.concurrent("webhooks: the Node.js, Python and Go verifiers accept real deliveries and refuse another secret or a changed body", async ({
     expect,
   }) => {
     const received: Array<{ raw: string; checksum: string; path: string }> = [];
@@ -279,6 +283,46 @@ console.log(JSON.stringify(cases.map((c) => verifyChecksum(c.raw, c.header, SIGN
       const node = await run(process.execPath, ["check.mjs", join(dir, "cases.json")], { cwd: js });
       expect(node.code, node.output).toBe(0);
       expect(JSON.parse(node.output.split("\n")[1] ?? ""), node.output).toEqual(expected);
+
+      if (typeof tools.go === "string") {
+        const go = writeBlocks("go", WEBHOOKS);
+        writeFileSync(join(go, "go.mod"), "module example.com/webhook\n\ngo 1.19\n");
+        writeFileSync(
+          join(go, "check_test.go"),
+          `package webhook
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestCases(t *testing.T) {
+	data, err := os.ReadFile(os.Getenv("CASES"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct{ Raw, Header, Kind, Secret string }
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	out := []bool{}
+	for _, c := range cases {
+		out = append(out, VerifyChecksum([]byte(c.Raw), c.Header, Signed[c.Kind], c.Secret))
+	}
+	text, _ := json.Marshal(out)
+	fmt.Println("RESULT " + string(text))
+}
+`,
+        );
+        const r = await run("go", ["test", "-count=1", "-vet=off", "-v", "./..."], {
+          cwd: go,
+          env: { CASES: join(dir, "cases.json"), ...goEnv(go) },
+        });
+        expect(r.code, r.output).toBe(0);
+        expect(JSON.parse(/^RESULT (.*)$/m.exec(r.output)?.[1] ?? ""), r.output).toEqual(expected);
+      }
 
       if (typeof tools.python !== "string") return;
       const py = writeBlocks("python", WEBHOOKS);
