@@ -8,7 +8,7 @@ import { parseInstant } from "./platform/clock.js";
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-/** Each setting: env var, flag, and its schema. The README's settings table mirrors this list. */
+/** Each setting: env var, flag, and its schema. docs/configuration.md's settings table mirrors this list. */
 export const SETTINGS = {
   port: {
     env: "PORT",

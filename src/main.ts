@@ -97,7 +97,7 @@ async function start(config: Config): Promise<void> {
     const s = server as unknown as { close(cb: () => void): void; closeAllConnections?: () => void };
     s.close(() => undefined);
     s.closeAllConnections?.();
-    // requests on the wire get 0.8 s to answer; a hung one is then recorded as interrupted (README: stop within 2 s)
+    // requests on the wire get 0.8 s to answer; a hung one is then recorded as interrupted (docs/configuration.md: stop within 2 s)
     // the root's and every open sandbox's webhooks at once
     Promise.all([
       ctx.webhooks.drain(800).catch((err: unknown) => logger.error({ err }, "recording interrupted webhook attempts failed")),

@@ -13,6 +13,7 @@ export function scenarioJsonSchema(): Record<string, unknown> {
   return {
     ...schema,
     title: "paysandbox scenario file",
-    description: "merchants, fxRates, cards and rules to load; steps for `paysandbox run` (see the README)",
+    description:
+      "merchants, fxRates, cards and rules to load; steps for `paysandbox run` (see docs/scenarios.md and docs/run.md)",
   };
 }

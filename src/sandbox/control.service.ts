@@ -67,7 +67,7 @@ export class ControlService {
   /**
    * Drops every transaction, token, subscription and delivery; reloads the built-in merchant
    * and the start scenario files; puts the clock back to its start, or to `startTime` (CONTRACT §4:
-   * how a reused database gets the start time a README example or a test suite expects).
+   * how a reused database gets the start time a docs example or a test suite expects).
    */
   async reset(opts: { startTime?: number } = {}): Promise<void> {
     await this.ctx.work.idle();

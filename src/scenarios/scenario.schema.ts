@@ -26,7 +26,7 @@ export const outcomeSpecSchema = z
   })
   .strict();
 
-/** Bounds a scenario must keep (issue 13: loads stay cheap; README "Limits"). */
+/** Bounds a scenario must keep (issue 13: loads stay cheap; docs/scenarios.md "Limits"). */
 export const SCENARIO_LIMITS = {
   /** Serialized size of one document. */
   bytes: 256 * 1024,

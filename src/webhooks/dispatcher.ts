@@ -428,7 +428,7 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Shutdown (README: within 2 s, even with a hung receiver): sends nothing new, gives the requests
+   * Shutdown (docs/configuration.md: within 2 s, even with a hung receiver): sends nothing new, gives the requests
    * on the wire up to `graceMs` real ms to answer (their results are recorded as usual, so a clean
    * stop does not resend what a receiver just took), then interrupts the rest. Returns the number
    * of attempts interrupted.

@@ -1,6 +1,6 @@
 /**
  * No card number or CVV at rest, on any path (issue 20 item 4; CONTRACT §6 "a stored scenario
- * document holds no steps"; README "Card data"). The real server on a file database with
+ * document holds no steps"; docs/cards.md "Card data"). The real server on a file database with
  * LOG_LEVEL=trace is driven through every feature once, each with a card number of its own
  * (Luhn-valid, several schemes and lengths, a 19-digit one among them) and a CVV of its own:
  * card payments with and without 3DS (the challenge form posted), tokenize + one-click, a

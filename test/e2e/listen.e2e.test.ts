@@ -1,7 +1,7 @@
 /**
  * `paysandbox listen` (CONTRACT §9), the built command against the real server: `--forward-to`
  * re-posts each webhook delivery with its exact body and headers, so the signature verifies with
- * the merchant's secret (README "Webhooks"); it reconnects by itself across a restart of the
+ * the merchant's secret (docs/webhooks.md); it reconnects by itself across a restart of the
  * server and resumes where it was (every event once, in order); `--count` ends it.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -85,7 +85,7 @@ function startListen(args: string[]) {
   return { proc, lines, stderr: () => err, until };
 }
 
-/** README "Webhooks": Base64(HMAC-SHA256(merchantSecret, the signed fields joined by |)). */
+/** docs/webhooks.md: Base64(HMAC-SHA256(merchantSecret, the signed fields joined by |)). */
 function verifies(raw: string, header: string | undefined, fields: string[], secret: string): boolean {
   const body = JSON.parse(raw) as Record<string, unknown>;
   const message = fields

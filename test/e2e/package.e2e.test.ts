@@ -58,6 +58,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
         "dist/testing.d.ts",
         "dist/assets/api-reference.js",
         "README.md",
+        "docs/getting-started.md",
         "package.json",
       ]),
     );
@@ -78,6 +79,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
       "README.md",
       "bin",
       "dist",
+      "docs",
       "package.json",
       "scenarios",
     ]);

@@ -1,28 +1,25 @@
 /**
- * The README stands alone and its examples work (CONTRACT §1): every ```sh block of README.md,
- * in order, as one bash script against the real server, first on a fresh database, then again
- * after a restart on the same (reused) one. Conventions, stated in the README ("Examples"):
+ * The README and every docs/ page stand alone and their examples work (CONTRACT §1, issue 23):
+ * each page's ```sh blocks, in order, as one bash script against a real server of its own on a
+ * fresh database; the README's (which starts with a reset) then again after a restart on the same,
+ * reused, database. Pages run side by side, a few at once. Conventions, stated in docs/developing.md ("Examples"):
  * - ```sh blocks run; ```sh no-run blocks (installing, starting servers, Docker) are skipped;
+ * - a page needs nothing another page set: its first block defines `json`, `$TOKEN` and whatever
+ *   else it uses;
  * - `localhost:8080` is the server (the test substitutes its own port);
  * - every `curl` fails the run on an HTTP error (the test wraps it with --fail-with-body), except
  *   a line that shows an error on purpose, which ends in `|| true`;
  * - ids are captured into variables (`TX=$(curl ... | json transactionId)`), never left as `tx_...`;
  * - `# ...` lines are the expected output, for the reader.
+ * What the other blocks are, and who checks them: test/helpers/docs.ts.
  */
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { docPages, fences, runnableBlocks } from "../helpers/docs.js";
 import { ROOT, startServer, tempDbPath } from "../helpers/server.js";
 
-/** The ```sh blocks that run, in order. */
-function runnableBlocks(markdown: string): string[] {
-  const blocks: string[] = [];
-  const fence = /^```sh([^\n]*)\n([\s\S]*?)^```$/gm;
-  for (const m of markdown.matchAll(fence)) {
-    if (!/\bno-run\b/.test(m[1] ?? "")) blocks.push(m[2] ?? "");
-  }
-  return blocks;
-}
+/** Pages run at once: each is a server and a shell of curls; two cores. */
+const AT_ONCE = 3;
 
 function runScript(script: string): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
@@ -32,44 +29,79 @@ function runScript(script: string): Promise<{ code: number; output: string }> {
   });
 }
 
-describe("README examples", () => {
-  it("every code fence is closed before the next section: no heading renders inside a code block", () => {
-    let open: { line: number; fence: string } | undefined;
-    const lines = readFileSync(`${ROOT}README.md`, "utf8").split("\n");
-    lines.forEach((text, i) => {
-      const fence = /^(`{3,}|~{3,})/.exec(text)?.[1];
-      if (fence && (!open || (fence[0] === open.fence[0] && fence.length >= open.fence.length && text.trim() === fence))) {
-        open = open ? undefined : { line: i + 1, fence };
-      } else if (open && /^#{2,3} /.test(text)) {
-        throw new Error(`README.md:${i + 1}: heading "${text}" inside the code block opened at line ${open.line}`);
-      }
-    });
-    expect(open, `README.md: the code block opened at line ${open?.line} is never closed`).toBeUndefined();
+/** At most `n` of the callers inside at once. */
+function limiter(n: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (active >= n) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await fn();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+const pages = docPages();
+const slot = limiter(AT_ONCE);
+
+describe("README and docs/ examples", () => {
+  it("every code fence is closed before the next section, on every page: no heading renders inside a code block", () => {
+    for (const page of pages) {
+      let open: { line: number; fence: string } | undefined;
+      page.text.split("\n").forEach((text, i) => {
+        const fence = /^(`{3,}|~{3,})/.exec(text)?.[1];
+        if (fence && (!open || (fence[0] === open.fence[0] && fence.length >= open.fence.length && text.trim() === fence))) {
+          open = open ? undefined : { line: i + 1, fence };
+        } else if (open && /^#{2,3} /.test(text)) {
+          throw new Error(`${page.path}:${i + 1}: heading "${text}" inside the code block opened at line ${open.line}`);
+        }
+      });
+      expect(open, `${page.path}: the code block opened at line ${open?.line} is never closed`).toBeUndefined();
+    }
   });
 
-  it("every sh block runs in order, on a fresh and on a reused database", async () => {
-    const blocks = runnableBlocks(readFileSync(`${ROOT}README.md`, "utf8"));
-    expect(blocks.length).toBeGreaterThan(3);
-    const commands = blocks
-      .join("\n")
-      .split("\n")
-      .filter((l) => !l.trim().startsWith("#"));
-    expect(commands.join("\n")).not.toMatch(/\b(tx|tok|sub)_\.\.\./);
-    const dbPath = tempDbPath();
-    for (const pass of ["fresh", "reused"]) {
-      const server = await startServer({ dbPath });
-      try {
-        const host = server.url.replace(/^http:\/\//, "");
-        const script = [
-          "set -eo pipefail",
-          'curl() { command curl --silent --show-error --fail-with-body "$@"; }',
-          ...blocks.map((b) => b.replaceAll("localhost:8080", host)),
-        ].join("\n");
-        const { code, output } = await runScript(script);
-        expect(code, `${pass} database:\n${output}`).toBe(0);
-      } finally {
-        await server.stop();
-      }
-    }
-  }, 120_000);
+  it("the README and the pages that show the API have examples that run", () => {
+    const withSh = pages.filter((p) => runnableBlocks(p).length > 0).map((p) => p.path);
+    expect(withSh).toEqual(expect.arrayContaining(["README.md", "docs/getting-started.md", "docs/cards.md"]));
+    expect(pages.length).toBeGreaterThan(10);
+    for (const p of pages) fences(p); // every fence closes
+  });
+
+  for (const page of pages) {
+    const blocks = runnableBlocks(page);
+    if (blocks.length === 0) continue;
+    // the README resets the sandbox first, so it runs again on the database it left; a page runs once, on a fresh one
+    const passes = page.path === "README.md" ? ["fresh", "reused"] : ["fresh"];
+    it.concurrent(`${page.path}: every sh block runs in order, on a ${passes.join(" and on a ")} database`, async ({
+      expect,
+    }) => {
+      const commands = blocks
+        .join("\n")
+        .split("\n")
+        .filter((l) => !l.trim().startsWith("#"));
+      expect(commands.join("\n")).not.toMatch(/\b(tx|tok|sub)_\.\.\./);
+      await slot(async () => {
+        const dbPath = tempDbPath();
+        for (const pass of passes) {
+          const server = await startServer({ dbPath });
+          try {
+            const host = server.url.replace(/^http:\/\//, "");
+            const script = [
+              "set -eo pipefail",
+              'curl() { command curl --silent --show-error --fail-with-body "$@"; }',
+              ...blocks.map((b) => b.replaceAll("localhost:8080", host)),
+            ].join("\n");
+            const { code, output } = await runScript(script);
+            expect(code, `${page.path}, ${pass} database:\n${output}`).toBe(0);
+          } finally {
+            await server.stop();
+          }
+        }
+      });
+    }, 240_000);
+  }
 });

@@ -24,7 +24,7 @@ const reportCall = (body: object) =>
     body: JSON.stringify(body),
   });
 
-describe("the report on the real server (README examples)", () => {
+describe("the report on the real server (docs/report.md examples)", () => {
   it("streams a payment as CSV and as an .xlsx workbook", async () => {
     const auth = await fetch(`${server.url}/api/v1/auth`, {
       method: "POST",

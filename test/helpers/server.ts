@@ -1,5 +1,5 @@
 /**
- * Starts the real server the README way (the `paysandbox start` command over the built
+ * Starts the real server the way the docs do (the `paysandbox start` command over the built
  * dist/, which `npm ci`/`npm start` build) on a free port, and stops it.
  */
 import { type ChildProcess, spawn } from "node:child_process";

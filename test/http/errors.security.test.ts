@@ -1,9 +1,9 @@
 /**
- * A refused value is never echoed where it could be a secret (README "Card data"; issue 20 item 4):
+ * A refused value is never echoed where it could be a secret (docs/cards.md "Card data"; issue 20 item 4):
  * a CVV, a national id or a merchant secret sent as a JSON number where a string belongs is a 400
  * whose reason says "got a number", in the answer and on the log line alike; the log line carries
  * the first reason, so an echoed value would be a CVV in the log. An amount keeps its value in the
- * reason (`got the number 20.5`), the README's example.
+ * reason (`got the number 20.5`), the example of docs/api.md.
  */
 import { Writable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
@@ -124,7 +124,7 @@ describe("a secret sent as a JSON number is neither echoed nor logged", () => {
     expect(lines.slice(before).join("")).not.toContain("52718");
   });
 
-  it("an amount still shows what was sent (README: got the number 20.5)", async () => {
+  it("an amount still shows what was sent (docs/api.md: got the number 20.5)", async () => {
     const res = await http
       .post("/api/v1/payments/card")
       .set("authorization", token)

@@ -22,11 +22,12 @@ describe("paysandbox schema", () => {
   });
 });
 
-describe("the README's example", () => {
+describe("the example of docs/run.md", () => {
   it("checkout.yaml passes as shown", async () => {
-    const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-    const at = readme.indexOf("A complete example, `checkout.yaml`:");
-    const yaml = /```yaml\n([\s\S]*?)```/.exec(readme.slice(at))?.[1] ?? "";
+    const page = readFileSync(join(ROOT, "docs/run.md"), "utf8");
+    const at = page.indexOf("A complete example, `checkout.yaml`:");
+    expect(at).toBeGreaterThan(0);
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(page.slice(at))?.[1] ?? "";
     const loaded = loadScenarioFile(scenarioFile(yaml, "yaml"));
     if (!loaded.ok) throw new Error(loaded.message);
     const [r] = await runFiles([loaded.loaded]);

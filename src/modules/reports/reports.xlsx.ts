@@ -5,8 +5,8 @@
  *
  * Why not exceljs, which wrote it before (issue 19): its streaming writer builds each row through
  * its generic cell model, 26 µs of CPU a row on this machine in isolation, ~55 µs in the server, so
- * a 1,000,000-row sheet took 58 s; this writer takes ~5.7 µs a row, deflate included (see README
- * "Performance"). The other streaming writer on npm (xlsx-write-stream, last released in 2024)
+ * a 1,000,000-row sheet took 58 s; this writer takes ~5.7 µs a row, deflate included (see
+ * docs/performance.md). The other streaming writer on npm (xlsx-write-stream, last released in 2024)
  * sits on the same archiver streams as exceljs and would be one more dependency; SheetJS builds
  * the whole workbook in memory. The XML is
  * the subset exceljs wrote for this sheet, string cells as `t="str"` as it wrote them; exceljs

@@ -94,7 +94,7 @@ export const UpdateSubscriptionRequestSchema = z
       .enum([...SUBSCRIPTION_STATUSES, "CANCELLED"])
       .transform((v) => (v === "CANCELLED" ? "CANCELED" : v))
       .optional()
-      .openapi({ description: "Allowed moves: see the README; CANCELLED is read as CANCELED" }),
+      .openapi({ description: "Allowed moves: see docs/subscriptions.md; CANCELLED is read as CANCELED" }),
   })
   .openapi("UpdateSubscriptionRequest");
 

@@ -12,7 +12,7 @@ import type { SubscriptionRow } from "./subscriptions.repo.js";
 export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-/** The PUT status moves this sandbox allows (README "Subscriptions"). */
+/** The PUT status moves this sandbox allows (docs/subscriptions.md). */
 export const ALLOWED_MOVES: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
   ACTIVE: ["PAUSED", "CANCELED"],
   PAUSED: ["ACTIVE", "CANCELED"],

@@ -1,0 +1,178 @@
+/**
+ * The documentation (README.md and docs/*.md) holds together (issue 23 item 4), without a server:
+ * - every fenced block is taken by a test or says why not (test/helpers/docs.ts): an example cannot
+ *   be added that nothing runs; the yaml blocks load as scenario files, the json blocks parse, the
+ *   js and ts sketches parse;
+ * - every link between the pages resolves: the file exists in the repository, and a `#anchor`
+ *   names a heading of its page by GitHub's slug rules; no page links outside the repository (an
+ *   example's localhost aside).
+ * The sh blocks run in test/e2e/readme.e2e.test.ts, the file= blocks in readme.languages.e2e.test.ts.
+ */
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { transformSync } from "esbuild";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadScenarioFile } from "../../src/runner/load.js";
+import { classify, type DocPage, docPages, FILE_BLOCK_OWNERS, fences } from "../helpers/docs.js";
+import { ROOT } from "../helpers/server.js";
+
+const pages = docPages();
+const work = mkdtempSync(join(tmpdir(), "paysandbox-docs-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** GitHub's anchor of a heading: its text, lowercased, punctuation but `-` and `_` dropped, spaces → `-`. */
+function slug(heading: string): string {
+  return heading
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1") // a link counts by its text
+    .replace(/[`*]/g, "")
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
+}
+
+/** The lines of a page outside its fenced blocks, with their 1-based numbers. */
+function proseLines(page: DocPage): Array<{ text: string; line: number }> {
+  const out: Array<{ text: string; line: number }> = [];
+  let open: string | undefined;
+  page.text.split("\n").forEach((text, i) => {
+    const fence = /^(`{3,}|~{3,})/.exec(text)?.[1];
+    if (open === undefined && fence) open = fence;
+    else if (open !== undefined && fence && fence[0] === open[0] && fence.length >= open.length && text.trim() === fence)
+      open = undefined;
+    else if (open === undefined) out.push({ text, line: i + 1 });
+  });
+  return out;
+}
+
+/** The anchors of a page's headings, duplicates numbered as GitHub does (`x`, `x-1`, `x-2`). */
+function anchors(page: DocPage): Set<string> {
+  const seen = new Map<string, number>();
+  const out = new Set<string>();
+  for (const { text } of proseLines(page)) {
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
+    if (!m) continue;
+    const base = slug(m[1] ?? "");
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.add(n === 0 ? base : `${base}-${n}`);
+  }
+  return out;
+}
+
+/** Every link of a page's prose (inline code left out): `[text](target)`, `<http://...>` and bare URLs. */
+function links(page: DocPage): Array<{ target: string; line: number }> {
+  const out: Array<{ target: string; line: number }> = [];
+  for (const { text, line } of proseLines(page)) {
+    const prose = text.replace(/`[^`]*`/g, "");
+    for (const m of prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) out.push({ target: m[1] ?? "", line });
+    const rest = prose.replace(/\]\([^)]*\)/g, "]");
+    for (const m of rest.matchAll(/<?(https?:\/\/[^\s<>)]+)>?/g)) out.push({ target: m[1] ?? "", line });
+  }
+  return out;
+}
+
+describe("docs: every code block is run, checked, or says why not", () => {
+  it("no block is left to nobody (fence it as sh, text, or `no-run`; or give a test the page: FILE_BLOCK_OWNERS)", () => {
+    const unclassified: string[] = [];
+    for (const page of pages)
+      for (const f of fences(page)) {
+        const kind = classify(page, f);
+        if (!kind) unclassified.push(`${page.path}:${f.line}: \`\`\`${f.info || "(no language)"}`);
+        if (kind === "file" && !FILE_BLOCK_OWNERS[page.path])
+          unclassified.push(`${page.path}:${f.line}: \`\`\`${f.info}: no test writes out this page's file= blocks`);
+      }
+    expect(unclassified).toEqual([]);
+  });
+
+  it("the pages that FILE_BLOCK_OWNERS names have file= blocks", () => {
+    for (const path of Object.keys(FILE_BLOCK_OWNERS)) {
+      const page = pages.find((p) => p.path === path);
+      expect(page, path).toBeDefined();
+      expect(fences(page as DocPage).filter((f) => f.file).length, path).toBeGreaterThan(0);
+    }
+  });
+
+  it("every yaml block loads as a scenario file (the validator of `paysandbox run` and the server)", () => {
+    let n = 0;
+    for (const page of pages)
+      fences(page).forEach((f, i) => {
+        if (classify(page, f) !== "scenario") return;
+        const file = join(work, `${page.path.replace(/\W/g, "-")}-${i}.yaml`);
+        writeFileSync(file, f.body);
+        const loaded = loadScenarioFile(file);
+        expect(loaded.ok ? "ok" : loaded.message, `${page.path}:${f.line}`).toBe("ok");
+        n++;
+      });
+    expect(n).toBeGreaterThan(2);
+  });
+
+  it("every json block parses", () => {
+    for (const page of pages)
+      for (const f of fences(page))
+        if (classify(page, f) === "json") expect(() => JSON.parse(f.body), `${page.path}:${f.line}`).not.toThrow();
+  });
+
+  it("every js and ts sketch parses", () => {
+    for (const page of pages)
+      for (const f of fences(page)) {
+        if (classify(page, f) !== "syntax") continue;
+        const loader = f.lang === "ts" ? "ts" : "js";
+        expect(() => transformSync(f.body, { loader, format: "esm" }), `${page.path}:${f.line}`).not.toThrow();
+      }
+  });
+});
+
+describe("docs: links", () => {
+  it("GitHub's slugs", () => {
+    expect(slug("Control plane `/_sandbox` and time travel")).toBe("control-plane-_sandbox-and-time-travel");
+    expect(slug("QR pay-ins (UPI_QR, PIX_QR)")).toBe("qr-pay-ins-upi_qr-pix_qr");
+    expect(slug("Scripted scenarios: `paysandbox run`")).toBe("scripted-scenarios-paysandbox-run");
+    expect([...anchors({ path: "x.md", text: "# A\n\n## B\n\n```sh\n## not a heading\n```\n\n## B\n## B\n" })]).toEqual([
+      "a",
+      "b",
+      "b-1",
+      "b-2",
+    ]);
+  });
+
+  it("every relative link resolves to a file of the repository, and every #anchor to a heading", () => {
+    const broken: string[] = [];
+    const byPath = new Map(pages.map((p) => [p.path, p]));
+    for (const page of pages)
+      for (const { target, line } of links(page)) {
+        if (/^https?:/.test(target)) continue;
+        const [path = "", anchor] = target.split("#");
+        const file = path === "" ? page.path : relative(ROOT, resolve(ROOT, dirname(page.path), decodeURIComponent(path)));
+        const where = `${page.path}:${line}: ${target}`;
+        if (file.startsWith("..") || !existsSync(join(ROOT, file))) {
+          broken.push(`${where}: no such file in the repository`);
+          continue;
+        }
+        if (anchor === undefined) continue;
+        const linked = byPath.get(file);
+        if (!linked || statSync(join(ROOT, file)).isDirectory())
+          broken.push(`${where}: an anchor into a file that is not a page`);
+        else if (!anchors(linked).has(anchor))
+          broken.push(`${where}: no heading with that anchor (has: ${[...anchors(linked)].join(", ")})`);
+      }
+    expect(broken).toEqual([]);
+  });
+
+  it("no page links outside the repository (a localhost example aside)", () => {
+    const outside: string[] = [];
+    for (const page of pages)
+      for (const { target, line } of links(page))
+        if (/^https?:/.test(target) && !/^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?(\/|$)/.test(target))
+          outside.push(`${page.path}:${line}: ${target}`);
+    expect(outside).toEqual([]);
+  });
+
+  it("every page is reachable from the README's table of contents", () => {
+    const readme = pages.find((p) => p.path === "README.md") as DocPage;
+    const linked = new Set(links(readme).map((l) => l.target.split("#")[0]));
+    const missing = pages.filter((p) => p.path.startsWith("docs/") && !linked.has(p.path)).map((p) => p.path);
+    expect(missing).toEqual([]);
+  });
+});
