@@ -91,6 +91,15 @@ describe("GET /guide", () => {
     expect((await server.http.get(`${sb.base}/guide/nope`)).status).toBe(404);
   });
 
+  it("serves the docs' screenshots under /guide/images/", async () => {
+    s = makeSandbox();
+    const res = await s.http.get("/guide/images/dashboard.png").buffer(true);
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("image/png");
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect((res.body as Buffer).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  });
+
   it("answers the same page again from its kept rendering", async () => {
     s = makeSandbox();
     const a = await s.http.get("/guide/lifecycles");
