@@ -142,25 +142,39 @@ const IMAGE_TYPES: Record<string, string> = {
   webp: "image/webp",
 };
 
-/** The guide's routes, on the root app and on every sandbox's (their links carry its base path, src/http/base-path.ts). */
-export function registerGuide(app: OpenAPIHono<AppEnv>, root: string | undefined = packageRoot()) {
-  let files: GuideFiles | undefined;
-  let renderer: Promise<Renderer> | undefined;
-  const rendered = new Map<string, { mtimeMs: number; page: RenderedPage }>();
-  const guide = () => {
-    if (!root) throw notFound("The guide is not installed with this server (no README.md and docs/ beside it)");
-    files ??= new GuideFiles(root);
-    return files;
-  };
+/** The guide's files and renderings, made on the first request and shared by every app of the process. */
+interface Guide {
+  files: GuideFiles;
+  renderer?: Promise<Renderer>;
+  rendered: Map<string, { mtimeMs: number; page: RenderedPage }>;
+}
+let shared: Guide | null | undefined;
 
-  async function render(file: GuideFile): Promise<RenderedPage> {
-    const kept = rendered.get(file.file);
-    if (kept && kept.mtimeMs === file.mtimeMs) return kept.page;
-    renderer ??= loadRenderer();
-    const page = (await renderer).renderMarkdown(file.text, file.file);
-    rendered.set(file.file, { mtimeMs: file.mtimeMs, page });
-    return page;
+function theGuide(): Guide {
+  if (shared === undefined) {
+    const root = packageRoot();
+    shared = root ? { files: new GuideFiles(root), rendered: new Map() } : null;
   }
+  if (!shared) throw notFound("The guide is not installed with this server (no package root with README.md and docs/)");
+  return shared;
+}
+
+async function render(file: GuideFile): Promise<RenderedPage> {
+  const guide = theGuide();
+  const kept = guide.rendered.get(file.file);
+  if (kept && kept.mtimeMs === file.mtimeMs) return kept.page;
+  guide.renderer ??= loadRenderer().catch((err) => {
+    guide.renderer = undefined; // tried again on the next request
+    throw err;
+  });
+  const page = (await guide.renderer).renderMarkdown(file.text, file.file);
+  guide.rendered.set(file.file, { mtimeMs: file.mtimeMs, page });
+  return page;
+}
+
+/** The guide's routes, on the root app and on every sandbox's (their links carry its base path, src/http/base-path.ts). */
+export function registerGuide(app: OpenAPIHono<AppEnv>) {
+  const guide = () => theGuide().files;
 
   async function send(c: Context<AppEnv>, file: GuideFile, current: string | null) {
     const page = await render(file);
