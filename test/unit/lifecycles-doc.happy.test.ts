@@ -6,9 +6,15 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LIFECYCLES_FILE, lifecyclesMarkdown, mermaid } from "../../scripts/diagrams.js";
-import { ALLOWED_MOVES, assertSubscriptionMove } from "../../src/modules/subscriptions/subscriptions.rules.js";
+import {
+  ALLOWED_MOVES,
+  assertSubscriptionMove,
+  SUBSCRIPTION_MOVES,
+  SUBSCRIPTION_STATUSES,
+} from "../../src/modules/subscriptions/subscriptions.rules.js";
 import { TRANSACTION_KINDS } from "../../src/modules/transactions/kinds.js";
 import { assertMove, isAllowedMove, TRANSACTION_MOVES } from "../../src/modules/transactions/transitions.js";
+import { TRANSACTION_STATUSES } from "../../src/sandbox/dashboard/format.js";
 
 describe("docs/lifecycles.md", () => {
   it("is what `npm run docs:diagrams` draws from the tables now (else run it and commit the page)", () => {
@@ -43,6 +49,13 @@ describe("transition tables", () => {
       ).toBe(true);
       for (const m of moves) expect(m.from, `${kind}: nothing leaves FAILED or REFUNDED`).not.toMatch(/^(FAILED|REFUNDED)$/);
     }
+  });
+
+  it("every status of the tables is one the dashboard filters by", () => {
+    for (const kind of TRANSACTION_KINDS) {
+      for (const m of TRANSACTION_MOVES[kind]) expect(TRANSACTION_STATUSES, `${kind}: ${m.to}`).toContain(m.to);
+    }
+    for (const m of SUBSCRIPTION_MOVES) if (m.to !== "[*]") expect(SUBSCRIPTION_STATUSES).toContain(m.to);
   });
 
   it("a move the table lacks is an internal error", () => {
