@@ -1,6 +1,6 @@
 # paysandbox image (CONTRACT §1: `docker run -p 8080:8080 IMAGE` serves the same server as `npm start`).
 # Two stages: `build` compiles better-sqlite3 from source and bundles src/ with esbuild; the final
-# stage holds only the runtime (pruned node_modules, dist/, bin/, package.json), no compiler, no
+# stage holds only the runtime (pruned node_modules, dist/, bin/, package.json, the guides), no compiler, no
 # TypeScript, and runs as a non-root user. The base is a build argument so a local stand-in of
 # the official image can be used: `docker build --build-arg NODE_IMAGE=... .`
 ARG NODE_IMAGE=node:22-bookworm-slim
@@ -57,6 +57,9 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
 COPY --from=build /app/scenarios ./scenarios
+# the guides /guide serves (read at run time from the package root)
+COPY --from=build /app/README.md ./README.md
+COPY --from=build /app/docs ./docs
 USER node
 VOLUME /data
 EXPOSE 8080

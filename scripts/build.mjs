@@ -7,8 +7,11 @@
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
 // qrcode and pngjs on the first QR pay-in; exceljs is no longer loaded by the server, issue 19).
-// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites, and
-// `dist/report-worker.js`: the report's worker thread.
+// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites,
+// `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.js`: the /guide
+// Markdown renderer, imported on the first /guide request (src/sandbox/guide/guide.handlers.tsx),
+// so its parser is not compiled at start. The guides themselves (README.md, docs/) are read from
+// the package root at run time, not copied.
 //
 // The build goes to a fresh temp folder beside dist/ and is moved in with renames (swapInto), so
 // dist/ is never deleted and a server running from it, or starting, never sees a half-written file.
@@ -104,13 +107,15 @@ try {
     logLevel: "warning",
   };
   // Two bundles side by side in dist/ (each finds migrations/ and assets/ beside itself).
-  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), beside server.js.
+  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), beside server.js;
+  // guide-markdown.js: the /guide renderer, beside them.
   await build({
     ...common,
     entryPoints: {
       server: "src/main.ts",
       testing: "src/testing/index.ts",
       "report-worker": "src/modules/reports/reports.worker.ts",
+      "guide-markdown": "src/sandbox/guide/markdown.ts",
     },
     outdir: out,
   });

@@ -26,6 +26,7 @@ import { registerDashboard } from "./sandbox/dashboard/dashboard.handlers.js";
 import { registerDocs } from "./sandbox/docs.js";
 import { registerEvents } from "./sandbox/events.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
+import { registerGuide } from "./sandbox/guide/guide.handlers.js";
 import { registerShopperPages } from "./sandbox/hpp.handlers.js";
 import { registerRecording } from "./sandbox/recording.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
@@ -87,9 +88,9 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   app.use(requestContext(ctx.logger, base));
   app.use(awaitCommit(ctx.db.$client));
   if (base) {
-    // pages only (dashboard, shopper pages, docs): the gateway API answers JSON and pays nothing for this
+    // pages only (dashboard, shopper pages, docs, guide): the gateway API answers JSON and pays nothing for this
     const links = prefixLinks(base);
-    for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*"]) app.use(path, links);
+    for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*", "/guide", "/guide/*"]) app.use(path, links);
   }
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
   if (ctx.recorder.enabled) {
@@ -135,11 +136,13 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
       title: "paysandbox",
       version: "0.1.0",
       description:
-        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane.",
+        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane. " +
+        "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/).",
     },
     security: [{ BearerAuth: [] }],
   });
   registerDocs(app);
+  registerGuide(app);
 
   app.notFound(notFoundHandler);
   app.onError(errorHandler(ctx.logger));

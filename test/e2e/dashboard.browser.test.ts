@@ -1,8 +1,9 @@
 /**
  * The dashboard (CONTRACT §7) in headless Chromium against the real server started the README way:
  * navigation by keyboard, filters, a transaction's timeline and deliveries, replay, complete, the
- * clock's advance buttons, and the admin-token login. Screenshots go to test-results/ (gitignored)
- * and their paths are printed.
+ * clock's advance buttons, the admin-token login, and the link to /guide. Screenshots go to
+ * test-results/ (gitignored) and their paths are printed; the list and a transaction's page are also
+ * the docs' pictures (docs/images/, test/helpers/screenshots.ts).
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, launchChromium } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { docScreenshot } from "../helpers/screenshots.js";
 import { ROOT, type RunningServer, startServer } from "../helpers/server.js";
 import { CARDS, cardPaymentBody, threeDsBody } from "../http/payments.body.js";
 
@@ -108,6 +110,7 @@ describe.skipIf(!chromiumOk)("dashboard in headless Chromium", () => {
     const ids = await page.locator("#transactions tbody tr td:nth-child(2) a").allTextContents();
     expect(ids).toEqual([tx.qa, tx.processing, tx.threeDs, tx.declined, tx.ok]);
     await screenshot(page, "dashboard.png");
+    await docScreenshot(page, "dashboard.png");
 
     await page.selectOption("#f-status", "FAILED");
     await Promise.all([page.waitForURL(/status=FAILED/), page.click("button:has-text('Filter')")]);
@@ -177,6 +180,37 @@ describe.skipIf(!chromiumOk)("dashboard in headless Chromium", () => {
     expect(await page.locator("article.delivery").nth(1).textContent()).toContain("replay of");
     expect(await page.locator("#flash").count()).toBe(0); // a flash shows once
     await screenshot(page, "dashboard-transaction.png");
+    await page.reload(); // the deliveries' details closed, the timeline in view
+    await docScreenshot(page, "dashboard-transaction.png");
+  });
+
+  it("links the guide from its nav: /guide renders README.md and its pages, with no CSP violation", async () => {
+    const violations: string[] = [];
+    const listen = (m: { type(): string; text(): string }) => {
+      if (m.type() === "error") violations.push(m.text());
+    };
+    page.on("console", listen);
+    try {
+      await page.goto(`${sandbox.url}/`);
+      await Promise.all([page.waitForURL(`${sandbox.url}/guide`), page.click("nav.main a:has-text('Guide')")]);
+      expect(await page.title()).toBe("paysandbox · paysandbox guide");
+      expect(await page.locator("article.doc h1").first().textContent()).toBe("paysandbox");
+      expect(await page.locator("article.doc h1").first().getAttribute("id")).toBe("paysandbox");
+      const heading = await page.evaluate(
+        () => getComputedStyle(document.querySelector("header.top") as Element).backgroundColor,
+      );
+      expect(heading).toBe("rgb(20, 26, 42)"); // the stylesheet applied under the CSP
+      await Promise.all([
+        page.waitForURL(`${sandbox.url}/guide/lifecycles`),
+        page.click("nav.pages a:has-text('Status lifecycles')"),
+      ]);
+      expect(await page.locator("#subscriptions").textContent()).toBe("Subscriptions");
+      expect(await page.locator("pre.mermaid").count()).toBeGreaterThanOrEqual(5);
+      await Promise.all([page.waitForURL(`${sandbox.url}/`), page.click("nav.main a:has-text('Dashboard')")]);
+      expect(violations).toEqual([]);
+    } finally {
+      page.off("console", listen);
+    }
   });
 
   it("completes a PROCESSING transaction from its page, with its webhook", async () => {

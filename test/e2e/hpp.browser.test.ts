@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { docScreenshot } from "../helpers/screenshots.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 import { apmBody, type Body } from "../http/apm.support.js";
 
@@ -23,7 +24,11 @@ describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
   let token: string;
 
   beforeAll(async () => {
-    [sandbox, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
+    [sandbox, receiver, shop] = await Promise.all([
+      startServer({ args: ["--start-time", "2026-01-15T12:00:00Z"] }),
+      startReceiver(),
+      startShop(),
+    ]);
     browser = await launchChromium();
     const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
       method: "POST",
@@ -79,6 +84,7 @@ describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
       await page.goto(`${sandbox.url}${tx.path}`);
       expect(await page.locator("form[method=post] input").count()).toBe(2);
       expect(await page.textContent('label[for="f-accountNumber"]')).toBe("Bank account number");
+      await docScreenshot(page, "hpp.png");
       const [refused] = await Promise.all([
         page.waitForResponse((r) => r.request().method() === "POST"),
         page.click('button[value="success"]'),
@@ -109,6 +115,14 @@ describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
 
   it("QR page in the merchant's iframe: the image renders; the button moves the top window to the shop", async () => {
     const tx = await payIn("UPI_QR");
+    const alone = await browser.newPage(); // the page as a shopper's browser opens it, for the docs
+    try {
+      await alone.goto(`${sandbox.url}${tx.path}`);
+      await alone.locator("img.qr").waitFor();
+      await docScreenshot(alone, "qr.png");
+    } finally {
+      await alone.close();
+    }
     const page = await browser.newPage();
     try {
       await page.goto(`${shop.url}/checkout?frame=${encodeURIComponent(`${sandbox.url}${tx.path}?mode=iframe`)}`);

@@ -1,7 +1,7 @@
 /**
  * The package installs anywhere (CONTRACT §1 `npx paysandbox start`): `npm pack` (which builds on
  * prepack) → install the tarball into an empty folder → `npx paysandbox start` serves, /docs and
- * its script included, and `paysandbox/testing` imports there. Skipped only when npm is absent.
+ * its script included, /guide with its renderer and pages, and `paysandbox/testing` imports there. Skipped only when npm is absent.
  *
  * The install uses the registry with --prefer-offline. better-sqlite3's install script would
  * download a prebuilt addon or compile one (minutes on 2 cores, and no download works here), so
@@ -57,8 +57,11 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
         "dist/testing.js",
         "dist/testing.d.ts",
         "dist/assets/api-reference.js",
+        "dist/guide-markdown.js",
         "README.md",
         "docs/getting-started.md",
+        "docs/lifecycles.md",
+        "docs/images/dashboard.png",
         "package.json",
       ]),
     );
@@ -121,5 +124,12 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
     expect(script.status).toBe(200);
     expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
     expect(existsSync(join(app, "node_modules/paysandbox/dist/assets/api-reference.js"))).toBe(true);
+    // the guides, found from the installed package's root and rendered by its own bundle
+    const guide = await fetch(`${url}/guide`);
+    expect(guide.status).toBe(200);
+    expect(await guide.text()).toContain('href="/guide/lifecycles"');
+    const lifecycles = await fetch(`${url}/guide/lifecycles`);
+    expect(lifecycles.status).toBe(200);
+    expect(await lifecycles.text()).toContain('<h2 id="subscriptions">Subscriptions</h2>');
   }, 240_000);
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { docScreenshot } from "../helpers/screenshots.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 import { threeDsBody } from "../http/payments.body.js";
 
@@ -21,7 +22,11 @@ describe.skipIf(!chromiumOk)("3DS challenge page in headless Chromium", () => {
   let token: string;
 
   beforeAll(async () => {
-    [sandbox, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
+    [sandbox, receiver, shop] = await Promise.all([
+      startServer({ args: ["--start-time", "2026-01-15T12:00:00Z"] }),
+      startReceiver(),
+      startShop(),
+    ]);
     browser = await launchChromium();
     const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
       method: "POST",
@@ -74,6 +79,7 @@ describe.skipIf(!chromiumOk)("3DS challenge page in headless Chromium", () => {
       expect(await page.locator("form[method=post]").count()).toBe(1);
       expect(await page.textContent("[data-field=merchant]")).toBe(BUILTIN.mid);
       expect(await page.textContent("[data-field=card]")).toBe("411111******1111");
+      await docScreenshot(page, "three-ds.png");
       await Promise.all([
         page.waitForURL(`${shop.url}/ok?transactionId=${tx.transactionId}`),
         page.click('button[value="success"]'),

@@ -64,7 +64,7 @@ export class HostedPageService {
       if (row.status !== "PENDING" || (action !== "REDIRECT" && action !== "QR")) {
         throw conflict(`Transaction ${id} is ${row.status}, no longer waiting for the customer`);
       }
-      if (outcome === "failure") return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER);
+      if (outcome === "failure") return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER, "shopper page");
       const collected: Record<string, unknown> = {};
       const invalid: string[] = [];
       for (const f of details.missing) {
@@ -79,6 +79,7 @@ export class HostedPageService {
         { ...row, details: next },
         "PROCESSING",
         null,
+        "shopper page",
         deadlineOf(SETTLING, this.deps.clock.nowMs()),
       );
     });

@@ -228,8 +228,8 @@ export class PaymentService {
         throw conflict(`Transaction ${id} is ${current.status}, no longer waiting for the customer`);
       }
       return outcome === "success"
-        ? this.deps.lifecycle.settle(current, "SUCCEED", null)
-        : this.deps.lifecycle.settle(current, "FAILED", DECLINE.THREE_DS_AUTHENTICATION);
+        ? this.deps.lifecycle.settle(current, "SUCCEED", null, "3ds page")
+        : this.deps.lifecycle.settle(current, "FAILED", DECLINE.THREE_DS_AUTHENTICATION, "3ds page");
     });
   }
 

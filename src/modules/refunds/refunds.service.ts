@@ -153,7 +153,7 @@ export class RefundService {
     const parent = lifecycle.get(row.parentId);
     if (parent?.status !== "SUCCEED") return;
     if (lifecycle.refundTotals(parent.id, "SUCCEED").orderAmount >= parent.orderAmount) {
-      lifecycle.transition(parent, "REFUNDED", null);
+      lifecycle.transition(parent, "REFUNDED", null, "refunds");
     }
   }
 }

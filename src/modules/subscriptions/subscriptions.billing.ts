@@ -27,7 +27,16 @@ import type { PaymentResult, PaymentService } from "../payments/payments.service
 import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
 import { addDays, midnightOf, slotAfter } from "./schedule.js";
 import { type DueRow, SCHEDULED_STATUSES, type SubscriptionRow, type SubscriptionsRepo } from "./subscriptions.repo.js";
-import { anchorOf, isScheduled, lookAtOf, periodOf, visibleNext } from "./subscriptions.rules.js";
+import {
+  anchorOf,
+  assertSubscriptionMove,
+  isScheduled,
+  lookAtOf,
+  NONE,
+  periodOf,
+  type SubscriptionVia,
+  visibleNext,
+} from "./subscriptions.rules.js";
 
 export interface BillingDeps {
   db: Db;
@@ -149,7 +158,7 @@ export class SubscriptionBilling {
       return true;
     }
     if (sub.endDate && now >= midnightOf(sub.endDate) + DAY_MS) {
-      this.schedule(sub, { status: "CANCELED", nextChargeDate: null, nextChargeAt: null }, now);
+      this.schedule(sub, { status: "CANCELED", nextChargeDate: null, nextChargeAt: null }, now, "endDate");
       return false;
     }
     // not due after all (defensive): recompute, and never leave the row due at `now`
@@ -180,7 +189,7 @@ export class SubscriptionBilling {
       }
     }
     next.nextChargeAt = lookAtOf(next);
-    this.schedule(sub, next, now);
+    this.schedule(sub, next, now, "charge");
     const merchant = this.merchantOf(sub);
     this.deps.outbox.enqueue({
       merchant,
@@ -207,8 +216,10 @@ export class SubscriptionBilling {
     });
   }
 
-  private schedule(sub: SubscriptionRow, change: Partial<SubscriptionRow>, now: number): void {
+  /** Writes the schedule; a status change is asserted against SUBSCRIPTION_MOVES under `via`. */
+  private schedule(sub: SubscriptionRow, change: Partial<SubscriptionRow>, now: number, via?: SubscriptionVia): void {
     const v = { ...sub, ...change };
+    if (v.status !== sub.status) assertSubscriptionMove(sub.status, v.status, via);
     this.repo.setSchedule(sub.id, {
       status: v.status,
       nextChargeDate: v.nextChargeDate,
@@ -229,8 +240,9 @@ export class SubscriptionBilling {
       if (sub.status !== "PENDING") return; // canceled while the first charge waited
       if (tx.status === "SUCCEED") {
         const active = { ...sub, status: "ACTIVE", chargeCount: 1 };
-        this.schedule(sub, { status: "ACTIVE", chargeCount: 1, nextChargeAt: lookAtOf(active) }, now);
+        this.schedule(sub, { status: "ACTIVE", chargeCount: 1, nextChargeAt: lookAtOf(active) }, now, "first charge");
       } else {
+        assertSubscriptionMove(sub.status, NONE, "first charge");
         this.repo.delete(sub.id);
       }
       return;

@@ -12,14 +12,71 @@ import type { SubscriptionRow } from "./subscriptions.repo.js";
 export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-/** The PUT status moves this sandbox allows (docs/subscriptions.md). */
-export const ALLOWED_MOVES: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = {
-  ACTIVE: ["PAUSED", "CANCELED"],
-  PAUSED: ["ACTIVE", "CANCELED"],
-  TRIALING: ["PAUSED", "CANCELED"],
-  PENDING: ["CANCELED"],
-  CANCELED: [],
-};
+/** What moves a subscription: its create call, a charge's outcome, the calendar, or the merchant's PUT and DELETE. */
+export type SubscriptionVia = "create" | "first charge" | "charge" | "endDate" | "PUT" | "DELETE";
+
+/** The pseudo-status before a subscription exists, and after a failed first charge deletes it (Mermaid's `[*]`). */
+export const NONE = "[*]";
+
+export interface SubscriptionMove {
+  from: SubscriptionStatus | typeof NONE;
+  to: SubscriptionStatus | typeof NONE;
+  via: SubscriptionVia;
+  /** A few words for people (the diagram): no colon, semicolon or comma. */
+  label: string;
+}
+
+const move = (from: SubscriptionMove["from"], to: SubscriptionMove["to"], via: SubscriptionVia, label: string) => ({
+  from,
+  to,
+  via,
+  label,
+});
+
+/**
+ * Every status move of a subscription (interface §3.2; CONTRACT §3 Subscriptions), as data: the
+ * PUT moves (ALLOWED_MOVES) are read from it, every other move the service and the billing run make
+ * is asserted against it, and `npm run docs:diagrams` draws docs/lifecycles.md from it.
+ */
+export const SUBSCRIPTION_MOVES: readonly SubscriptionMove[] = [
+  move(NONE, "TRIALING", "create", "skipFirstCharge"),
+  move(NONE, "ACTIVE", "create", "first charge approved"),
+  move(NONE, "PENDING", "create", "first charge waits (3DS or PROCESSING)"),
+  move("PENDING", "ACTIVE", "first charge", "first charge settles SUCCEED"),
+  move("PENDING", NONE, "first charge", "first charge fails (deleted)"),
+  move("TRIALING", "ACTIVE", "charge", "first scheduled charge succeeds"),
+  move("TRIALING", "PAUSED", "charge", "maxRetries failures in a row"),
+  move("ACTIVE", "PAUSED", "charge", "maxRetries failures in a row"),
+  move("ACTIVE", "CANCELED", "endDate", "endDate passed"),
+  move("TRIALING", "CANCELED", "endDate", "endDate passed"),
+  move("PAUSED", "CANCELED", "endDate", "endDate passed"),
+  move("ACTIVE", "PAUSED", "PUT", "PUT status PAUSED"),
+  move("ACTIVE", "CANCELED", "PUT", "PUT status CANCELED"),
+  move("PAUSED", "ACTIVE", "PUT", "PUT status ACTIVE"),
+  move("PAUSED", "CANCELED", "PUT", "PUT status CANCELED"),
+  move("TRIALING", "PAUSED", "PUT", "PUT status PAUSED"),
+  move("TRIALING", "CANCELED", "PUT", "PUT status CANCELED"),
+  move("PENDING", "CANCELED", "PUT", "PUT status CANCELED"),
+  move("ACTIVE", "CANCELED", "DELETE", "DELETE"),
+  move("PAUSED", "CANCELED", "DELETE", "DELETE"),
+  move("TRIALING", "CANCELED", "DELETE", "DELETE"),
+  move("PENDING", "CANCELED", "DELETE", "DELETE"),
+];
+
+/** The PUT status moves this sandbox allows (docs/subscriptions.md): the table's PUT rows. */
+export const ALLOWED_MOVES: Readonly<Record<SubscriptionStatus, readonly SubscriptionStatus[]>> = (() => {
+  const out = {} as Record<SubscriptionStatus, SubscriptionStatus[]>;
+  for (const from of SUBSCRIPTION_STATUSES) out[from] = [];
+  for (const m of SUBSCRIPTION_MOVES) if (m.via === "PUT" && m.from !== NONE && m.to !== NONE) out[m.from].push(m.to);
+  return out;
+})();
+
+/** A move the table does not list is a bug in the sandbox, not in the request: an internal error (500). */
+export function assertSubscriptionMove(from: string, to: string, via: SubscriptionVia | undefined): void {
+  if (!SUBSCRIPTION_MOVES.some((m) => m.from === from && m.to === to && m.via === via)) {
+    throw new Error(`illegal status move of a subscription: ${from} → ${to} by ${via} (subscriptions.rules.ts)`);
+  }
+}
 
 /** Upper bound of plan.interval, so no schedule leaves the 4-digit-year calendar. */
 export const MAX_INTERVAL = 1000;

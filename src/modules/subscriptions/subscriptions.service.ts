@@ -10,9 +10,10 @@
  *   ACTIVE, or deleted when it fails (the billing run's settled listener).
  * - endDate: no charge after it; once it has passed the subscription is CANCELED.
  *
- * Allowed PUT status moves (others → 400 `Invalid field: status`, nothing changes): ACTIVE →
- * PAUSED|CANCELED; PAUSED → ACTIVE|CANCELED; TRIALING → PAUSED|CANCELED; PENDING → CANCELED; a
- * status to itself is a no-op; nothing leaves CANCELED; nothing moves into PENDING or TRIALING.
+ * Allowed PUT status moves (others → 400 `Invalid field: status`, nothing changes): the PUT rows of
+ * SUBSCRIPTION_MOVES (subscriptions.rules.ts): ACTIVE → PAUSED|CANCELED; PAUSED → ACTIVE|CANCELED;
+ * TRIALING → PAUSED|CANCELED; PENDING → CANCELED; a status to itself is a no-op; nothing leaves
+ * CANCELED; nothing moves into PENDING or TRIALING. Every other move is asserted against the same table.
  */
 import type { Db } from "../../db/client.js";
 import { inTransaction } from "../../db/client.js";
@@ -34,7 +35,9 @@ import {
   ALLOWED_MOVES,
   anchorOf,
   applyPlan,
+  assertSubscriptionMove,
   lookAtOf,
+  NONE,
   type PlanInput,
   periodOf,
   readPlan,
@@ -128,6 +131,7 @@ export class SubscriptionService {
           updatedAt: now,
         };
         if (skip) {
+          assertSubscriptionMove(NONE, row.status, "create");
           row.nextChargeAt = lookAtOf(row);
           this.repo.insert(row);
           return createView(row, null, null);
@@ -150,6 +154,7 @@ export class SubscriptionService {
           row.chargeCount = 1;
           row.nextChargeAt = lookAtOf(row);
         }
+        assertSubscriptionMove(NONE, row.status, "create");
         this.repo.insert(row);
         return createView(row, r, r.challengeUrl ?? null);
       },
@@ -200,6 +205,7 @@ export class SubscriptionService {
     inTransaction(this.deps.db, () => {
       const s = this.own(merchant, id);
       if (s.status === "CANCELED") return;
+      assertSubscriptionMove(s.status, "CANCELED", "DELETE");
       this.repo.update(id, { status: "CANCELED", nextChargeDate: null, nextChargeAt: null, updatedAt: this.deps.clock.nowMs() });
     });
   }

@@ -6,7 +6,9 @@
  * the query added to callbackUrl — is its KindDescriptor, registered in the composition root.
  *
  * Every method that changes state runs inside the caller's database transaction (or opens one) and
- * enqueues the webhook in it (house style 6); the outbox wakes the dispatcher after commit.
+ * enqueues the webhook in it (house style 6); the outbox wakes the dispatcher after commit. Every
+ * status it writes, the first included, is checked against the kind's table (transitions.ts), which
+ * docs/lifecycles.md draws: a move the table lacks throws an internal error before anything is written.
  *
  * LIMITATIONS:
  * - a waiting outcome without a deadline (PROCESSING with no `completeAfter`) waits for the complete
@@ -24,6 +26,9 @@ import type { Outbox } from "../../webhooks/outbox.js";
 import type { CallbackKind } from "../../webhooks/signer.js";
 import { KIND_FACTS, type TransactionKind } from "./kinds.js";
 import { type DueSet, type TransactionRow, TransactionsRepo } from "./transactions.repo.js";
+import { assertMove, START, type TransactionVia } from "./transitions.js";
+
+export type { TransactionVia } from "./transitions.js";
 
 export type { TransactionRow };
 
@@ -153,6 +158,7 @@ export class TransactionLifecycle implements DueWork {
 
   /** Inside a transaction: a new row, with the callback of its first status. */
   create(row: TransactionRow, merchant: Merchant): TransactionRow {
+    assertMove(row.kind, START, row.status, "create");
     this.repo.insert(row);
     this.notify(row, merchant, true);
     for (const l of this.changeListeners) l(row, merchant);
@@ -186,8 +192,8 @@ export class TransactionLifecycle implements DueWork {
    * Inside a transaction: a waiting transaction reaches its final status, with its callback, then
    * the listeners (subscriptions, refunds) in the same transaction.
    */
-  settle(row: TransactionRow, status: FinalStatus, declineCode: number | null): TransactionRow {
-    const updated = this.transition(row, status, declineCode);
+  settle(row: TransactionRow, status: FinalStatus, declineCode: number | null, via: TransactionVia): TransactionRow {
+    const updated = this.transition(row, status, declineCode, via);
     for (const l of this.listeners) l(updated);
     return updated;
   }
@@ -196,7 +202,14 @@ export class TransactionLifecycle implements DueWork {
    * Inside a transaction: any other status change the merchant can observe (REFUNDED; an HPP answer
    * moving a pay-in to PROCESSING with the deadline it now has), with its callback.
    */
-  transition(row: TransactionRow, status: string, declineCode: number | null, due: DueSet = NO_DUE): TransactionRow {
+  transition(
+    row: TransactionRow,
+    status: string,
+    declineCode: number | null,
+    via: TransactionVia,
+    due: DueSet = NO_DUE,
+  ): TransactionRow {
+    assertMove(row.kind, row.status, status, via);
     const now = this.deps.clock.nowMs();
     this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...due });
     const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...due };
@@ -215,7 +228,7 @@ export class TransactionLifecycle implements DueWork {
         throw conflict(`Transaction ${id} is ${current.status}; only PROCESSING or PENDING can be completed`);
       }
       const code = input.status === "FAILED" ? (input.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
-      return this.settle(current, input.status, code);
+      return this.settle(current, input.status, code, "complete call");
     });
     return { transactionId: row.id, transactionStatus: row.status, declineCode: row.declineCode };
   }
@@ -243,7 +256,7 @@ export class TransactionLifecycle implements DueWork {
           return;
         }
         const code = current.dueStatus === "FAILED" ? (current.dueDeclineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
-        this.settle(current, current.dueStatus, code);
+        this.settle(current, current.dueStatus, code, "deadline");
         n++;
       });
     }

@@ -269,6 +269,9 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
               <li>
                 <a href="/docs">API docs</a>
               </li>
+              <li>
+                <a href="/guide">Guide</a>
+              </li>
             </ul>
           </nav>
         ) : null}
