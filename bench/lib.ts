@@ -687,12 +687,22 @@ export async function sequentialLatency(opts: SequentialOptions): Promise<LoadRe
 
 /**
  * Cold start: ms from spawning `node dist/main.js start` (fresh db file each run: migrations
- * included) to the first 200 of /_sandbox/health. Median of `runs`.
+ * included) to the first 200 of /_sandbox/health, and the server's RSS once it has sat idle for
+ * `idleMs` after that answer. Each run is paired with a spawn of `node -e ''` to its exit, the
+ * floor no start can go under on this machine at that moment. Medians of `runs`.
  */
-export async function coldStart(runs = 5): Promise<{ medianMs: number; runsMs: number[] }> {
+export async function coldStart(
+  runs = 5,
+  idleMs = 1000,
+): Promise<{ medianMs: number; runsMs: number[]; idleRssMb: number; nodeFloorMs: number }> {
   if (!existsSync(MAIN)) throw new Error("dist/main.js is missing: run `npm run build` (npm run bench does)");
   const runsMs: number[] = [];
+  const rss: number[] = [];
+  const floor: number[] = [];
   for (let r = 0; r < runs; r++) {
+    const f0 = performance.now();
+    await new Promise((resolve) => spawn(process.execPath, ["-e", ""], { stdio: "ignore" }).once("exit", resolve));
+    floor.push(Math.round(performance.now() - f0));
     const dir = tempDir();
     const port = await freePort();
     const t0 = performance.now();
@@ -702,12 +712,15 @@ export async function coldStart(runs = 5): Promise<{ medianMs: number; runsMs: n
     );
     try {
       runsMs.push(Math.round(await firstOk(`http://127.0.0.1:${port}/_sandbox/health`, t0, proc, output)));
+      await delay(idleMs);
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, "utf8"))?.[1] ?? 0);
+      rss.push(Math.round(kb / 1024));
     } finally {
       await kill();
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  return { medianMs: median(runsMs), runsMs };
+  return { medianMs: median(runsMs), runsMs, idleRssMb: median(rss), nodeFloorMs: median(floor) };
 }
 
 /**

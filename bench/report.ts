@@ -96,7 +96,7 @@ function download(url: string, body: object): Promise<Download> {
           if (head.length < 64) head = Buffer.concat([head, chunk]).subarray(0, 64);
           bytes += chunk.length;
           for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
-          tail = Buffer.concat([tail, chunk]).subarray(-64);
+          tail = Buffer.concat([tail, chunk.subarray(-64)]).subarray(-64);
         });
         res.on("end", () =>
           resolve({ status: res.statusCode ?? 0, bytes, newlines, head, tail, seconds: (performance.now() - t0) / 1000 }),

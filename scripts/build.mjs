@@ -6,7 +6,8 @@
 // of module resolutions.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
-// qrcode and pngjs on the first QR pay-in; exceljs is no longer loaded by the server, issue 19).
+// qrcode and pngjs on the first QR pay-in). exceljs is a dev dependency: only the tests use it to
+// read the .xlsx the server writes itself (issue 19).
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites,
 // `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.js`: the /guide
 // Markdown renderer, imported on the first /guide request (src/sandbox/guide/guide.handlers.tsx),
@@ -96,7 +97,7 @@ try {
     platform: "node",
     format: "esm",
     target: "node20",
-    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "exceljs", "qrcode", "pngjs"],
+    external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "qrcode", "pngjs"],
     // CommonJS dependencies call require(); give the ESM bundle one.
     banner: {
       js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",

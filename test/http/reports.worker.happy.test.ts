@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { stringify } from "csv-stringify/sync";
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { csvField, isoTime, type ReportFormat } from "../../src/modules/reports/reports.formats.js";
-import type { ReportQuery } from "../../src/modules/reports/reports.repo.js";
+import { COLUMNS, csvField, isoTime, type ReportFormat, reportEncoder } from "../../src/modules/reports/reports.formats.js";
+import { type ReportDbRow, type ReportQuery, toReportRow } from "../../src/modules/reports/reports.repo.js";
 import { openReport, reportInThread } from "../../src/modules/reports/reports.service.js";
 import { toIso } from "../../src/platform/clock.js";
 import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
@@ -149,6 +149,45 @@ describe("CSV fields", () => {
           expect(`${fields.map(csvField).join(",")}\r\n`).toBe(stringify([fields], options));
         },
       ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe("CSV lines", () => {
+  it("are, straight from database rows, each column's text through csvField", () => {
+    const text = fc.oneof(fc.string(), fc.constantFrom('"', ",", "\r\n", "a,b", 'say "hi"', "ünï 💳", ""));
+    const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: null });
+    const currency = fc.constantFrom("USD", "EUR", "JPY", "ISK", "KWD", "BHD", "CLF", "UYW");
+    const row: fc.Arbitrary<ReportDbRow> = fc.tuple(
+      text,
+      fc.constantFrom(...KINDS, "unknown_kind", "odd,kind"),
+      maybe(text),
+      maybe(text),
+      maybe(text),
+      maybe(text),
+      text,
+      maybe(fc.integer({ min: 0, max: 999 })),
+      fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.maxSafeNat()),
+      currency,
+      fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.maxSafeNat()),
+      currency,
+      fc.oneof(fc.constantFrom("1", "0.92", "1.0837"), text),
+      maybe(fc.oneof(fc.constant("411111"), text)),
+      maybe(fc.oneof(fc.constant("1111"), text)),
+      fc.integer({ min: -8.64e15, max: 8.64e15 }),
+      fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      fc.integer(),
+      maybe(fc.integer({ min: 12, max: 19 })),
+    );
+    const line = (r: ReportDbRow) => `${COLUMNS.map((c) => csvField(c.text(toReportRow(r)))).join(",")}\r\n`;
+    const header = `${COLUMNS.map((c) => c.header).join(",")}\r\n`;
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 20 }), (rows) => {
+        const encoder = reportEncoder("CSV");
+        const bytes = Buffer.concat([...encoder.push(rows), ...encoder.end()]).toString("utf8");
+        expect(bytes).toBe(header + rows.map(line).join(""));
+      }),
       { numRuns: 500 },
     );
   });

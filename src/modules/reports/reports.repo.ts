@@ -1,7 +1,27 @@
 import type { Database, Statement } from "better-sqlite3";
 import { cardMask } from "../../platform/cards.js";
 import { KIND_FACTS, type TransactionKind } from "../transactions/kinds.js";
-import type { ReportRow } from "./reports.formats.js";
+
+/** One row of the report, the columns of CONTRACT §3 in order (amounts in minor units, times in virtual ms). */
+export interface ReportRow {
+  transactionId: string;
+  type: string;
+  paymentMethod: string;
+  apmType: string | null;
+  requestId: string | null;
+  parentTransactionId: string | null;
+  subscriptionId: string | null;
+  status: string;
+  declineCode: number | null;
+  orderAmount: number;
+  orderCurrency: string;
+  processedAmount: number;
+  processedCurrency: string;
+  conversionRate: string;
+  cardMask: string | null;
+  createdAt: number;
+  lastModifiedAt: number;
+}
 
 /** One transaction as the report reads it (columns in this order, `.raw()` arrays: no object per row). */
 export type ReportDbRow = [

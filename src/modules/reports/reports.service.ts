@@ -23,7 +23,7 @@ import type { Db } from "../../db/client.js";
 import type { Merchant } from "../../db/schema/index.js";
 import { badRequest } from "../../platform/errors.js";
 import { type ReportFormat, reportEncoder } from "./reports.formats.js";
-import { type ReportQuery, reportPages, toReportRow } from "./reports.repo.js";
+import { type ReportQuery, reportPages } from "./reports.repo.js";
 import { parseReportDate, type ReportRequest } from "./reports.routes.js";
 import { reportInWorker } from "./reports.thread.js";
 
@@ -66,7 +66,7 @@ export function reportInThread(db: Database, query: ReportQuery, format: ReportF
         for (;;) {
           if (ended) return controller.close();
           const next = pages.next();
-          const bytes = next.done ? encoder.end() : encoder.push(next.value.map(toReportRow));
+          const bytes = next.done ? encoder.end() : encoder.push(next.value);
           ended = next.done === true;
           for (const b of bytes) controller.enqueue(b);
           if (bytes.length > 0) return;

@@ -12,7 +12,7 @@ import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { type ReportFormat, reportEncoder } from "./reports.formats.js";
-import { type ReportQuery, reportPages, toReportRow } from "./reports.repo.js";
+import { type ReportQuery, reportPages } from "./reports.repo.js";
 
 export interface ReportJob {
   /** The database file (never `:memory:`: another connection cannot open that). */
@@ -71,7 +71,7 @@ async function run(): Promise<void> {
     db.pragma("busy_timeout = 5000");
     db.exec("BEGIN"); // the snapshot is taken at the first read and kept to the COMMIT
     const encoder = reportEncoder(job.format);
-    for (const page of reportPages(db, job.query)) await send(encoder.push(page.map(toReportRow)));
+    for (const page of reportPages(db, job.query)) await send(encoder.push(page));
     await send(encoder.end());
     db.exec("COMMIT");
   } finally {
