@@ -20,7 +20,7 @@ import type { IncomingMessage } from "node:http";
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
 import { type Db, inTransaction } from "../db/client.js";
-import { atCommit, batchOpen } from "../db/commit.js";
+import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
 import type { AppEnv } from "../http/env.js";
@@ -92,26 +92,8 @@ export interface CallFacts {
   response: string | undefined;
 }
 
-/** One recorded call as its INSERT takes it (the columns of INSERT_COLUMNS, in order). */
-type Row = [
-  at: number,
-  kind: string,
-  method: string,
-  path: string,
-  merchantKey: string | null,
-  body: string | null,
-  status: number,
-  response: string | null,
-  webhooksUpTo: number,
-];
-const INSERT_COLUMNS = "at, kind, method, path, merchant_key, body, status, response, webhooks_up_to";
-const ROW_PARAMS = "(?, ?, ?, ?, ?, ?, ?, ?, ?)";
-/** Rows per multi-row INSERT (a batch's rows go in chunks of this many, then one by one). */
-const CHUNK = 16;
-
 export class Recorder {
-  private readonly addOne;
-  private readonly addChunk;
+  private readonly add;
   private readonly newestDelivery;
   private readonly pruneStmt;
   private readonly rangeStmt;
@@ -121,10 +103,7 @@ export class Recorder {
     private readonly db: Db,
     readonly keep: number,
   ) {
-    this.addOne = lazy(() => db.$client.prepare(`INSERT INTO recorded_calls (${INSERT_COLUMNS}) VALUES ${ROW_PARAMS}`));
-    this.addChunk = lazy(() =>
-      db.$client.prepare(`INSERT INTO recorded_calls (${INSERT_COLUMNS}) VALUES ${new Array(CHUNK).fill(ROW_PARAMS).join(", ")}`),
-    );
+    this.add = preparedInsert(db.$client, recordedCalls);
     this.newestDelivery = lazy(() => db.$client.prepare("SELECT max(seq) FROM webhook_deliveries").pluck());
     this.pruneStmt = lazy(() => db.$client.prepare("DELETE FROM recorded_calls WHERE id <= ?"));
     this.rangeStmt = lazy(() =>
@@ -156,63 +135,24 @@ export class Recorder {
     return this.keep > 0;
   }
 
-  /** The calls of the open group-commit batch, written by one atCommit hook just before its COMMIT. */
-  private pending: Row[] = [];
-
-  /**
-   * Keeps one call, in the caller's transaction or the turn's group-commit batch. In a batch the row
-   * waits in memory and goes in with the batch's other calls, in one INSERT per CHUNK rows, just
-   * before the batch's COMMIT (src/db/commit.ts atCommit): the call is recorded in the same
-   * commit as its own writes, without a savepoint and an INSERT each.
-   */
+  /** Keeps one call, in the caller's transaction (or the turn's batch). */
   record(call: CallFacts): void {
     if (!this.enabled) return;
-    const row: Row = [
-      call.at,
-      call.kind,
-      call.method,
-      call.path,
-      call.merchantKey ?? null,
-      call.body ?? null,
-      call.status,
-      call.response ?? null,
-      // the deliveries made so far: read now, not at the commit (later calls of the batch make more)
-      (this.newestDelivery.get() as number | null) ?? 0,
-    ];
-    const sqlite = this.db.$client;
-    if (!batchOpen(sqlite)) {
-      inTransaction(this.db, () => this.write([row]));
-      return;
-    }
-    this.pending.push(row);
-    if (this.pending.length > 1) return;
-    atCommit(
-      sqlite,
-      this,
-      () => {
-        const rows = this.pending;
-        this.pending = [];
-        this.write(rows);
-        return () => undefined;
-      },
-      () => {
-        // the batch was rolled back: its calls answer 500, and are not recorded
-        this.pending = [];
-      },
-    );
-  }
-
-  /** Inserts rows (in a transaction), then runs the retention when an id that is a multiple of PRUNE_EVERY was reached. */
-  private write(rows: Row[]): void {
-    let i = 0;
-    let last = 0;
-    for (; i + CHUNK <= rows.length; i += CHUNK) {
-      last = Number(this.addChunk.run(rows.slice(i, i + CHUNK).flat()).lastInsertRowid);
-    }
-    for (; i < rows.length; i++) last = Number(this.addOne.run(rows[i]).lastInsertRowid);
-    const first = last - rows.length + 1;
-    const boundary = last - (last % PRUNE_EVERY);
-    if (rows.length > 0 && boundary >= first && boundary > this.keep) this.pruneStmt.run(boundary - this.keep);
+    inTransaction(this.db, () => {
+      const { lastInsertRowid } = this.add({
+        at: call.at,
+        kind: call.kind,
+        method: call.method,
+        path: call.path,
+        merchantKey: call.merchantKey ?? null,
+        body: call.body ?? null,
+        status: call.status,
+        response: call.response ?? null,
+        webhooksUpTo: (this.newestDelivery.get() as number | null) ?? 0,
+      } as RecordedCall);
+      const id = Number(lastInsertRowid);
+      if (id % PRUNE_EVERY === 0 && id > this.keep) this.pruneStmt.run(id - this.keep);
+    });
   }
 
   /** The calls made between two virtual instants (inclusive), oldest first. */
