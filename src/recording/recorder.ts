@@ -193,10 +193,10 @@ let bodyKept: symbol | undefined;
  * A JSON answer's text. @hono/node-server's Response keeps what it was made with (status, body
  * string, headers as a plain object) under a symbol and answers from there; reading its `headers`
  * or `clone()` would build web Headers or a web Response and take the answer off that fast path
- * (~80 µs a payment, measured). So the text and its type are read from what is kept; other
- * runtimes get a clone.
+ * (~80 µs a payment, measured). So the text and its type are read from what is kept, at once;
+ * other runtimes get a clone (a promise).
  */
-async function jsonTextOf(res: Response): Promise<string | undefined> {
+function jsonTextOf(res: Response): string | undefined | Promise<string | undefined> {
   // the symbol is found on the first answer that has it (node-server puts its Response in place at listen)
   bodyKept ??= Object.getOwnPropertySymbols(res).find((s) => s.description === "cache");
   const kept = bodyKept ? (res as unknown as Record<symbol, [number, unknown, unknown] | undefined>)[bodyKept] : undefined;
@@ -228,7 +228,9 @@ export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler
     const header = (name: string) => (incoming ? (incoming.headers[name] as string | undefined) : c.req.header(name));
     const body = await bodyOf(c.req, header("content-type") ?? "", kind);
     if (body === false) return;
-    const answered = await jsonTextOf(c.res);
+    // synchronous on Node (the kept string): no promise to wait for
+    const text = jsonTextOf(c.res);
+    const answered = typeof text === "object" ? await text : text;
     const response = answered !== undefined && answered.length <= RESPONSE_LIMIT ? answered : undefined;
     const url = incoming?.url ?? c.req.url;
     const query = url.indexOf("?");

@@ -47,9 +47,14 @@ const CVV_PAIR = /,?\s*"cvv"\s*:\s*"\d{0,8}"/g;
 const DIGIT_STRING = /"(\d{12,19})"/g;
 /** The key a value at the end of this text is the value of. */
 const KEY_BEFORE = /"([^"\\]*)"\s*:\s*$/;
-/** What the text path leaves to the structural one: escapes, wallet tokens, and whatever it could not drop or mask. */
-const LEFT_OVER =
-  /\\|paymentData|cvv|cvc|securitycode|security_code|cryptogram|socialSecurityNumber|"ssn"|\d{12,}|,\s*[}\],]|[{[]\s*,/i;
+/**
+ * What the text path leaves to the structural one: escapes, wallet tokens, and whatever it could not
+ * drop or mask. Tested one by one (leftOver): one alternation of them all, case-insensitive, scans
+ * a card payment's body ~50% slower.
+ */
+const LEFT_OVER_KEYS = /paymentData|cvv|cvc|securitycode|security_code|cryptogram|socialSecurityNumber|"ssn"/i;
+const LEFT_OVER_TEXT = [/\d{12}/, /,\s*[}\],]/, /[{[]\s*,/];
+const leftOver = (text: string) => text.includes("\\") || LEFT_OVER_TEXT.some((r) => r.test(text)) || LEFT_OVER_KEYS.test(text);
 
 /**
  * `JSON.stringify(redactForRecording(JSON.parse(text)))` for a JSON request body, on its text: a card
@@ -65,7 +70,7 @@ export function redactJsonText(text: string): string {
     const key = KEY_BEFORE.exec(out.slice(Math.max(0, at - 64), at))?.[1];
     return (key !== undefined && CARD_KEY.test(key)) || luhnValid(digits) ? `"${maskNumber(digits)}"` : m;
   });
-  if (!LEFT_OVER.test(out)) return out;
+  if (!leftOver(out)) return out;
   try {
     return JSON.stringify(redactForRecording(JSON.parse(text)));
   } catch {
