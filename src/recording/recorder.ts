@@ -213,6 +213,21 @@ function jsonTextOf(res: Response): string | undefined | Promise<string | undefi
 }
 
 /**
+ * What is kept of an answer: all of it (its ids become references), but of a clock move only where
+ * it ended (`now`): its counts (ticks, charges, deliveries) say nothing a replay needs, and numbers
+ * that vary run by run have no place at rest beside what a scan for card data looks for.
+ */
+function keptOf(kind: CallKind, answer: string): string | undefined {
+  if (kind !== "advance") return answer;
+  try {
+    const { now } = JSON.parse(answer) as { now?: unknown };
+    return typeof now === "string" ? JSON.stringify({ now }) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The middleware: mounted on RECORDED_PATHS after the body reader and inside awaitCommit. It takes
  * the answer's JSON as it was made (jsonTextOf) and records the call.
  */
@@ -231,7 +246,7 @@ export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler
     // synchronous on Node (the kept string): no promise to wait for
     const text = jsonTextOf(c.res);
     const answered = typeof text === "object" ? await text : text;
-    const response = answered !== undefined && answered.length <= RESPONSE_LIMIT ? answered : undefined;
+    const response = answered !== undefined && answered.length <= RESPONSE_LIMIT ? keptOf(kind, answered) : undefined;
     const url = incoming?.url ?? c.req.url;
     const query = url.indexOf("?");
     recorder.record({
