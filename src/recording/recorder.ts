@@ -33,6 +33,8 @@ export type { RecordedCall };
 /** A webhook delivery as the recording reads it from the journal. */
 export interface RecordedDelivery {
   seq: number;
+  /** Its `wh_…` id (a replay names it). */
+  id: string;
   transactionId: string | null;
   subscriptionId: string | null;
   body: string;
@@ -75,7 +77,7 @@ export const RECORDED_PATHS = [
   "/sandbox/*",
   "/_sandbox/clock/advance",
   "/_sandbox/transactions/*",
-  "/_sandbox/webhooks",
+  // (Hono's `/x/*` matches `/x` itself too: one pattern, or the call is recorded twice)
   "/_sandbox/webhooks/*",
 ];
 
@@ -119,6 +121,7 @@ export class Recorder {
       db
         .select({
           seq: d.seq,
+          id: d.id,
           transactionId: d.transactionId,
           subscriptionId: d.subscriptionId,
           body: d.body,

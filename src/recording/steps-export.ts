@@ -57,6 +57,7 @@ const GAP_MS = 60_000;
 const ID_SOURCE = `(?:${Object.values(ID_PREFIXES).join("|")})_[0-9A-Za-z]{6,40}`;
 const ID_IN_TEXT = new RegExp(`\\b${ID_SOURCE}\\b`, "g");
 const WHOLE_ID = new RegExp(`^${ID_SOURCE}$`);
+const DELIVERY_ID = new RegExp(`\\b${ID_PREFIXES.webhook}_[0-9A-Za-z]{6,40}\\b`, "g");
 /** The test CVV a recorded card gets (the recording never holds the real one). */
 export const TEST_CVV = "123";
 
@@ -166,6 +167,11 @@ class Builder {
     const draft: Draft = { fields, saveBase, notes: [] };
     this.drafts.push(draft);
     return draft;
+  }
+
+  /** Notes `id` as found at `path` of what `draft` saves. */
+  learn(id: string, draft: Draft, path: string): void {
+    if (!this.known.has(id)) this.known.set(id, { draft, path });
   }
 
   /** An earlier step answered this id. */
@@ -300,6 +306,32 @@ export function exportSteps(input: ExportInput): ExportedFile {
     for (const d of due) webhookStep(d);
   };
 
+  /** The newest delivery seq of the calls so far. */
+  let lastUpTo = 0;
+  /**
+   * A call naming a delivery no answer gave (a replay of one seen on the dashboard or in the
+   * journal): a step reads its transaction's journal first, and the call refers to the delivery's
+   * place in it (newest first, as the journal answers).
+   */
+  const lookUpDeliveries = (call: RecordedCall) => {
+    for (const [id] of call.path.matchAll(DELIVERY_ID)) {
+      const d = deliveries.find((x) => x.id === id);
+      if (b.knows(id) || !d?.transactionId || !b.knows(d.transactionId)) continue;
+      const journal = deliveries
+        .filter((x) => x.transactionId === d.transactionId && (x.seq <= lastUpTo || x.createdAt < call.at))
+        .sort((x, y) => y.seq - x.seq);
+      const index = journal.findIndex((x) => x.id === id);
+      if (index < 0) continue;
+      const draft = b.add({}, "journal");
+      draft.fields = {
+        name: b.name("find the delivery in the webhook journal"),
+        request: `GET /_sandbox/webhooks?transactionId=${b.refText(d.transactionId, draft)}&limit=1000`,
+        expect: { status: 200 },
+      };
+      b.learn(id, draft, `${index}.id`);
+    }
+  };
+
   for (const call of input.calls) {
     deliveriesBefore(call.webhooksUpTo, call.at);
     if (call.at - replayNow >= GAP_MS) advance(call.at - replayNow, "time passed in the session");
@@ -322,6 +354,7 @@ export function exportSteps(input: ExportInput): ExportedFile {
         ...(call.status >= 400 ? { expect: { status: call.status } } : {}),
       };
     } else {
+      lookUpDeliveries(call);
       const route = routeOf(call.method, call.path);
       const draft = b.add({}, route.save);
       const status = isObject(answer) ? answer.transactionStatus : undefined;
@@ -342,6 +375,7 @@ export function exportSteps(input: ExportInput): ExportedFile {
       if (d.seq > call.webhooksUpTo) break;
       webhookStep(d);
     }
+    lastUpTo = call.webhooksUpTo;
   }
   const rest = deliveries.slice(nextDelivery);
   if (rest.length > 0) {

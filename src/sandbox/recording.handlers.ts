@@ -37,24 +37,35 @@ export function recordingJson(file: ExportedFile): Record<string, unknown> {
   };
 }
 
-export function registerRecording(
-  app: OpenAPIHono<AppEnv>,
-  ctx: { recorder: Recorder; scenarios: Pick<ScenarioService, "all">; publicUrl: () => string },
-) {
+/** What the recording's export reads: the calls and deliveries kept, and the loaded scenarios. */
+export interface RecordingDeps {
+  recorder: Recorder;
+  scenarios: Pick<ScenarioService, "all">;
+  publicUrl: () => string;
+}
+
+/** The steps file of the calls made between two virtual instants (the route's and the dashboard's). */
+export function recordingFile(ctx: RecordingDeps, from = 0, to = Number.MAX_SAFE_INTEGER): ExportedFile {
+  const scenarios = ctx.scenarios.all();
+  return exportSteps({
+    name: "recording",
+    source: ctx.publicUrl(),
+    calls: ctx.recorder.calls(from, to),
+    deliveries: ctx.recorder.deliveries(from, to),
+    scenarios,
+    builtinMerchantKey: BUILTIN_MERCHANT.merchantKey,
+    testCards: [...TEST_CARDS.map((t) => t.number), ...scenarios.flatMap((s) => s.cards.map((card) => card.number))],
+  });
+}
+
+export function registerRecording(app: OpenAPIHono<AppEnv>, ctx: RecordingDeps) {
   app.openapi(recordingRoute, (c) => {
     const query = c.req.valid("query");
-    const from = query.from === undefined ? 0 : (parseInstant(query.from) as number);
-    const to = query.to === undefined ? Number.MAX_SAFE_INTEGER : (parseInstant(query.to) as number);
-    const scenarios = ctx.scenarios.all();
-    const file = exportSteps({
-      name: "recording",
-      source: ctx.publicUrl(),
-      calls: ctx.recorder.calls(from, to),
-      deliveries: ctx.recorder.deliveries(from, to),
-      scenarios,
-      builtinMerchantKey: BUILTIN_MERCHANT.merchantKey,
-      testCards: [...TEST_CARDS.map((t) => t.number), ...scenarios.flatMap((s) => s.cards.map((card) => card.number))],
-    });
+    const file = recordingFile(
+      ctx,
+      query.from === undefined ? undefined : parseInstant(query.from),
+      query.to === undefined ? undefined : parseInstant(query.to),
+    );
     const json = accepts(c, {
       header: "Accept",
       supports: ["application/yaml", "application/json"],

@@ -155,3 +155,50 @@ describe("GET /_sandbox/recording (CONTRACT §10)", () => {
     expect(inRoot.steps).toEqual([]);
   });
 });
+
+describe("the dashboard and the recording (CONTRACT §7, §10)", () => {
+  it("records its buttons as the control-plane calls they stand for, and offers the file to download", async () => {
+    s = makeSandbox({ config: { adminToken: undefined } });
+    const token = await s.token();
+    const held = await pay(s, token, { amount: "13.37" });
+    expect(held.status).toBe(200);
+    // a PROCESSING outcome by rule, completed with the dashboard's button
+    await s.http.post("/_sandbox/scenarios").send({ name: "hold", rules: [{ amount: "9.99", status: "PROCESSING" }] });
+    const waiting = await pay(s, token, { amount: "9.99", callbackUrl: "http://127.0.0.1:9/hooks" });
+    expect(waiting.body.transactionStatus).toBe("PROCESSING");
+    const id = waiting.body.transactionId as string;
+    const origin = "http://sandbox.test";
+    await s.http
+      .post(`/dashboard/transactions/${id}/complete`)
+      .set("origin", origin)
+      .type("form")
+      .send({ status: "FAILED", declineCode: "5" })
+      .expect(303);
+    await s.http.post("/dashboard/clock/advance").set("origin", origin).type("form").send({ by: "PT1H", back: "/" }).expect(303);
+    const journal = await s.http.get(`/_sandbox/webhooks?transactionId=${id}`);
+    const first = journal.body.at(-1).id as string;
+    await s.http.post(`/dashboard/webhooks/${first}/replay`).set("origin", origin).type("form").send({ back: "/" }).expect(303);
+
+    const download = await s.http.get("/dashboard/recording");
+    expect(download.status).toBe(200);
+    expect(download.headers["content-disposition"]).toBe('attachment; filename="recording.yaml"');
+    const doc = YAML.parse(download.text);
+    expect(recorded(s).map((r) => `${r.kind} ${r.method} ${r.path.replace(/_0+\d/g, "_…")}`)).toEqual([
+      "request POST /api/v1/payments/card",
+      "request POST /api/v1/payments/card",
+      "request POST /_sandbox/transactions/tx_…/complete",
+      "advance POST /_sandbox/clock/advance",
+      "request GET /_sandbox/webhooks?transactionId=tx_…",
+      "request POST /_sandbox/webhooks/wh_…/replay",
+    ]);
+    const actions = doc.steps
+      .map((x: Record<string, unknown>) => x.request ?? (x.advance ? `advance ${x.advance}` : undefined))
+      .filter(Boolean);
+    expect(actions).toContain("POST /_sandbox/transactions/${payment1.transactionId}/complete");
+    expect(actions).toContain("advance PT1H");
+    expect(actions.some((a: string) => /^POST \/_sandbox\/webhooks\/\$\{journal1\.\d+\.id\}\/replay$/.test(a))).toBe(true);
+    expect(download.text).not.toMatch(/wh_\w+\/replay|tx_\w+\/complete/);
+    const page = await s.http.get("/").set("accept", "text/html");
+    expect(page.text).toContain('href="/dashboard/recording"');
+  });
+});

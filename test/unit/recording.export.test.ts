@@ -27,6 +27,7 @@ function row(over: Partial<RecordedCall>): RecordedCall {
 }
 const delivery = (seq: number, createdAt: number, transactionId: string, status: string): RecordedDelivery => ({
   seq,
+  id: `wh_00000000${seq}`,
   transactionId,
   subscriptionId: null,
   body: JSON.stringify({ transactionId, transactionStatus: status, declineCode: null }),
@@ -172,6 +173,30 @@ describe("exportSteps", () => {
       transactionId: "${payment1.transactionId}",
       body: { transactionStatus: "PENDING" },
     });
+  });
+
+  it("a replay of a delivery no answer named reads its transaction's journal first and refers to its place there", () => {
+    const file = exportSteps({
+      ...input,
+      calls: [
+        row({ response: JSON.stringify({ transactionId: "tx_0000000001", transactionStatus: "PENDING" }), webhooksUpTo: 2 }),
+        row({ at: T0 + 1000, path: "/_sandbox/webhooks/wh_000000001/replay", status: 201, webhooksUpTo: 3 }),
+      ],
+      deliveries: [
+        delivery(1, T0, "tx_0000000001", "PENDING"),
+        delivery(2, T0, "tx_0000000001", "SUCCEED"),
+        delivery(3, T0 + 1000, "tx_0000000001", "PENDING"),
+      ],
+    });
+    const steps = file.steps.map((s) => s.step);
+    expect(steps[3]).toEqual({
+      name: "find the delivery in the webhook journal",
+      request: "GET /_sandbox/webhooks?transactionId=${payment1.transactionId}&limit=1000",
+      expect: { status: 200 },
+      save: "journal1",
+    });
+    expect(steps[4]?.request).toBe("POST /_sandbox/webhooks/${journal1.1.id}/replay");
+    expect(file.steps.every((s) => s.comment === undefined)).toBe(true);
   });
 
   it("durationOf writes ISO 8601 durations", () => {

@@ -16,10 +16,12 @@ import type { CompleteInput, TransactionLifecycle } from "../../modules/transact
 import type { Clock } from "../../platform/clock.js";
 import { invalidField, missingField, notFound, SandboxError } from "../../platform/errors.js";
 import { APM_METHODS, DECLINE_CODES } from "../../platform/fixtures.js";
+import type { Recorder } from "../../recording/recorder.js";
 import type { WebhookJournal } from "../../webhooks/journal.js";
 import type { ControlService } from "../control.service.js";
 import { eventStream } from "../events.handlers.js";
 import { EventsQuerySchema } from "../events.routes.js";
+import { type RecordingDeps, recordingFile, recordingYaml } from "../recording.handlers.js";
 import { DashboardAccess, localPath } from "./access.js";
 import {
   type Cursor,
@@ -52,6 +54,9 @@ export interface DashboardDeps {
   publicUrl: () => string;
   /** The server's other sandboxes (the root only). */
   sandboxList?: (() => readonly SandboxListItem[]) | undefined;
+  /** What is done here, the dashboard's own actions included, for the recording (CONTRACT §10). */
+  recorder: Recorder;
+  scenarios: RecordingDeps["scenarios"];
 }
 
 const FLASH_COOKIE = "paysandbox_flash";
@@ -62,10 +67,45 @@ const MAX_PAGE_SIZE = 200;
  * clock/advance, webhook replay, transaction complete): the one place to follow a rename.
  */
 function dashboardActions(ctx: DashboardDeps) {
+  /** An action as the control-plane call it stands for, in the recording (CONTRACT §10). */
+  const record = (kind: "advance" | "request", at: number, path: string, body: unknown, status: number, answer: unknown) =>
+    ctx.recorder.record({
+      kind,
+      at,
+      method: "POST",
+      path,
+      merchantKey: undefined,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      status,
+      response: JSON.stringify(answer),
+    });
   return {
-    advance: (by: string | undefined) => ctx.control.advance({ by }),
-    replay: (deliveryId: string) => ctx.journal.replay(deliveryId),
-    complete: (transactionId: string, input: CompleteInput) => ctx.transactions.complete(transactionId, input),
+    advance: async (by: string | undefined) => {
+      const at = ctx.clock.nowMs();
+      const r = await ctx.control.advance({ by });
+      record("advance", at, "/_sandbox/clock/advance", { by }, 200, { now: r.now });
+      return r;
+    },
+    replay: (deliveryId: string) => {
+      const at = ctx.clock.nowMs();
+      const entry = ctx.journal.replay(deliveryId);
+      record("request", at, `/_sandbox/webhooks/${encodeURIComponent(deliveryId)}/replay`, undefined, 201, { id: entry.id });
+      return entry;
+    },
+    complete: (transactionId: string, input: CompleteInput) => {
+      const at = ctx.clock.nowMs();
+      const r = ctx.transactions.complete(transactionId, input);
+      const path = `/_sandbox/transactions/${encodeURIComponent(transactionId)}/complete`;
+      record(
+        "request",
+        at,
+        path,
+        { status: input.status, ...(input.declineCode === undefined ? {} : { declineCode: input.declineCode }) },
+        200,
+        r,
+      );
+      return r;
+    },
   };
 }
 
@@ -379,6 +419,13 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
       const r = actions.complete(id, { status, declineCode });
       return `Transaction ${r.transactionId} completed: ${r.transactionStatus}${r.declineCode !== null ? ` (declineCode ${r.declineCode})` : ""}.`;
     });
+  });
+
+  // the session as a steps file to download (GET /_sandbox/recording behind the dashboard's session)
+  app.get("/dashboard/recording", (c) => {
+    c.header("Content-Disposition", 'attachment; filename="recording.yaml"');
+    c.header("Cache-Control", "no-store");
+    return c.body(recordingYaml(recordingFile(ctx)), 200, { "content-type": "application/yaml; charset=utf-8" });
   });
 
   // the pages' live updates: the stream of /_sandbox/events, behind the dashboard's session (an

@@ -272,6 +272,15 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
               <li>
                 <a href="/guide">Guide</a>
               </li>
+              <li>
+                <a
+                  href="/dashboard/recording"
+                  download="recording.yaml"
+                  title="What was done here, as a steps file paysandbox run replays"
+                >
+                  Recording
+                </a>
+              </li>
             </ul>
           </nav>
         ) : null}
