@@ -11,7 +11,7 @@ import { isCurrency } from "../platform/money.js";
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
 const countries = new Map<string, boolean>();
 /** ISO 3166-1 alpha-2, judged by ICU's region names (memoized: `Intl.DisplayNames.of` is slow). */
-const isCountry = (c: string) => {
+export const isCountry = (c: string) => {
   let ok = countries.get(c);
   if (ok === undefined) {
     ok = /^[A-Z]{2}$/.test(c) && c !== "ZZ" && regionNames.of(c) !== undefined;
@@ -31,6 +31,18 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysInMonth = (y: number, mo: number) =>
   mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : (DAYS[mo - 1] as number);
 
+/** The patterns of the card and amount fields (shared with payments.fast.ts, which must agree with zod). */
+export const PATTERNS = {
+  expMonth: /^(0[1-9]|1[0-2])$/,
+  expYear: /^\d{4}$/,
+  cvv: /^\d{3,4}$/,
+  amount: /^\d+(\.\d+)?$/,
+  lang: /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/,
+} as const;
+
+/** device.ip's refine. */
+export const isIpAddress = (v: string) => isIP(v) !== 0;
+
 /** A required non-empty string. */
 export const text = () => z.string().min(1);
 const stringish = () => z.union([z.string(), z.number()]);
@@ -39,18 +51,9 @@ export const CardSchema = z
   .object({
     number: z.string().openapi({ description: "12-19 digits, Luhn-valid", example: TEST_CARDS[0]?.number }),
     cardHolderName: z.string().optional(),
-    expMonth: z
-      .string()
-      .regex(/^(0[1-9]|1[0-2])$/)
-      .openapi({ description: "MM", example: "12" }),
-    expYear: z
-      .string()
-      .regex(/^\d{4}$/)
-      .openapi({ description: "YYYY, not in the past", example: "2030" }),
-    cvv: z
-      .string()
-      .regex(/^\d{3,4}$/)
-      .openapi({ example: "737" }),
+    expMonth: z.string().regex(PATTERNS.expMonth).openapi({ description: "MM", example: "12" }),
+    expYear: z.string().regex(PATTERNS.expYear).openapi({ description: "YYYY, not in the past", example: "2030" }),
+    cvv: z.string().regex(PATTERNS.cvv).openapi({ example: "737" }),
     requestThreeDSecure: z.boolean(),
   })
   .openapi("Card");
@@ -99,10 +102,7 @@ export const DeviceSchema = z
   .object({
     deviceId: z.string().optional(),
     fingerprintData: z.string().optional(),
-    ip: z
-      .string()
-      .refine((v) => isIP(v) !== 0)
-      .openapi({ example: "203.0.113.7" }),
+    ip: z.string().refine(isIpAddress).openapi({ example: "203.0.113.7" }),
     userAgent: text(),
     accept: z.string().optional(),
     acceptLanguage: z.string().optional(),
@@ -119,7 +119,7 @@ export const DeviceSchema = z
 /** A request amount: a string of major units (interface conventions), checked against the currency's digits later. */
 export const AmountSchema = z
   .string()
-  .regex(/^\d+(\.\d+)?$/)
+  .regex(PATTERNS.amount)
   .openapi({ description: "Major units, at most the currency's minor digits", example: "20.50" });
 
 /** An ISO 4217 code from fixtures/currencies.json. */

@@ -9,9 +9,11 @@ import {
   DeviceSchema,
   MetadataSchema,
   OrderSchema,
+  PATTERNS,
   THREE_DS_DEVICE_FIELDS,
   text,
 } from "../../http/wire.js";
+import { cardPaymentRecogniser } from "./payments.fast.js";
 
 const tags = ["Card payments"];
 
@@ -24,10 +26,7 @@ export const CardPaymentRequestSchema = z
     card: CardSchema,
     amount: AmountSchema,
     currency: CurrencySchema,
-    lang: z
-      .string()
-      .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/)
-      .openapi({ example: "en" }),
+    lang: z.string().regex(PATTERNS.lang).openapi({ example: "en" }),
     callbackUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
     successRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
     failureRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
@@ -95,7 +94,7 @@ export const createCardPaymentRoute = createRoute({
   path: "/payments/card",
   tags,
   summary: "Create a card payment (SUCCEED, FAILED + declineCode, CUSTOMER_VERIFICATION + challengeUrl, or PROCESSING)",
-  request: { body: jsonBody(CardPaymentRequestSchema) },
+  request: { body: jsonBody(CardPaymentRequestSchema, undefined, cardPaymentRecogniser(CardPaymentRequestSchema)) },
   responses: {
     200: jsonResponse(CardPaymentResponseSchema, "Outcome (declines are 200 too); the same for a replayed requestId"),
     ...errorResponses(400, 401, 409, 413),
