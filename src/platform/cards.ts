@@ -30,5 +30,11 @@ export const cardMask = (bin: string, last4: string, length?: number | null): st
 /** The mask of a whole number (a decrypted wallet PAN, a scenario's card), as `cardMask`. */
 export const maskNumber = (number: string): string => cardMask(number.slice(0, 6), number.slice(-4), number.length);
 
+/** A key that holds a card's security code (`cvv`, `cvc2`, `securityCode`, `card_cvv`): never kept. */
+export const CVV_KEY = /(cvv|cvc|securitycode|security_code)/i;
+
+/** A key that holds a card number (`cardNumber`, `pan`, `card_number`, `applicationPrimaryAccountNumber`): kept as a mask. */
+export const CARD_NUMBER_KEY = /^(pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
+
 /** The reason of `errors[]` (CONTRACT §3) for a card number that is not one. */
 export const CARD_NUMBER_REASON = "expected 12-19 digits that pass the Luhn check (see the test cards)";

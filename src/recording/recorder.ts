@@ -26,6 +26,7 @@ import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schem
 import type { AppEnv } from "../http/env.js";
 import { GATEWAY_PREFIXES } from "../http/gateway.js";
 import type { Clock } from "../platform/clock.js";
+import { isPageStep, PAGE_STEPS, type PageStep } from "../scenarios/steps.schema.js";
 import { redactForRecording, redactJsonText } from "./redact.js";
 
 export type { RecordedCall };
@@ -41,17 +42,16 @@ export interface RecordedDelivery {
   createdAt: number;
 }
 
-/** The default retention (SANDBOX_RECORDING_KEEP). */
-export const DEFAULT_RECORDING_KEEP = 10_000;
 /** An answer longer than this is not kept (its ids cannot become references). */
 export const RESPONSE_LIMIT = 64 * 1024;
 /** Retention runs once per this many recorded calls. */
 const PRUNE_EVERY = 256;
 
-export type CallKind = "request" | "advance" | "threeDS" | "hpp" | "qr";
+export type CallKind = "request" | "advance" | PageStep;
 
-const PAGE_KINDS: Record<string, CallKind> = { "3ds": "threeDS", hpp: "hpp", qr: "qr" };
-const PAGE_POST = /^\/sandbox\/(3ds|hpp|qr)\/[^/]+$/;
+/** A page's path segment → its step (`3ds` → threeDS). */
+const PAGE_BY_PATH = new Map(Object.entries(PAGE_STEPS).map(([step, page]) => [page.path as string, step as PageStep]));
+const PAGE_POST = /^\/sandbox\/([^/]+)\/[^/]+$/;
 const CONTROL_CALLS: Array<{ method: string; path: RegExp }> = [
   { method: "POST", path: /^\/_sandbox\/transactions\/[^/]+\/complete$/ },
   { method: "GET", path: /^\/_sandbox\/webhooks(\/[^/]+)?$/ },
@@ -64,8 +64,8 @@ export function classifyCall(method: string, path: string): CallKind | undefined
     if (path.startsWith(`${prefix}/`)) return path === `${prefix}/auth` ? undefined : "request";
   }
   if (method === "POST") {
-    const page = PAGE_POST.exec(path);
-    if (page) return PAGE_KINDS[page[1] as string];
+    const page = PAGE_BY_PATH.get(PAGE_POST.exec(path)?.[1] ?? "");
+    if (page) return page;
     if (path === "/_sandbox/clock/advance") return "advance";
   }
   return CONTROL_CALLS.some((c) => c.method === method && c.path.test(path)) ? "request" : undefined;
@@ -177,7 +177,7 @@ async function bodyOf(req: { method: string; text(): Promise<string> }, type: st
   if (req.method === "GET" || req.method === "HEAD") return undefined;
   const text = await req.text();
   if (text === "") return undefined;
-  if (kind === "threeDS" || kind === "hpp" || kind === "qr") {
+  if (isPageStep(kind)) {
     return FORM_TYPE.test(type) ? JSON.stringify(redactForRecording(Object.fromEntries(new URLSearchParams(text)))) : false;
   }
   if (!JSON_TYPE.test(type) && type !== "") return false;

@@ -8,21 +8,24 @@
  *   are dropped, key and all (export gives a card object the test CVV again); a wallet token's
  *   encrypted `paymentData.data` becomes a placeholder (the sandbox takes any non-empty string).
  */
-import { luhnValid, maskNumber } from "../platform/cards.js";
+import { CARD_NUMBER_KEY, CVV_KEY, luhnValid, maskNumber } from "../platform/cards.js";
 
 /** What a wallet token's `paymentData.data` is recorded as. */
-export const WALLET_DATA_MARKER = "[masked]";
+const WALLET_DATA_MARKER = "[masked]";
 
-const DROPPED_KEY = /(cvv|cvc|securitycode|security_code|cryptogram)|^(socialSecurityNumber|ssn)$/i;
-const CARD_KEY = /^(number|pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
+/** Dropped besides a CVV: a social security number, a wallet's cryptogram. */
+const OTHER_SECRET_KEY = /cryptogram|^(socialSecurityNumber|ssn)$/i;
+const droppedKey = (key: string) => CVV_KEY.test(key) || OTHER_SECRET_KEY.test(key);
+/** A card object's `number` (CardSchema), or any key the APM echo masks too. */
+const cardKey = (key: string | undefined) => key !== undefined && (key === "number" || CARD_NUMBER_KEY.test(key));
 const DIGITS = /^\d{12,19}$/;
 const DIGIT_RUN = /(?<!\d)\d{12,19}(?!\d)/g;
 
 /** A copy of `value` with card numbers masked and CVVs dropped; values of other types as they are. */
 export function redactForRecording(value: unknown, key?: string): unknown {
   if (typeof value === "string") {
-    if (DIGITS.test(value)) return (key !== undefined && CARD_KEY.test(key)) || luhnValid(value) ? maskNumber(value) : value;
-    // a card number inside other text ("card 4111111111111111 declined")
+    if (DIGITS.test(value)) return cardKey(key) || luhnValid(value) ? maskNumber(value) : value;
+    // a card number inside other text (a note quoting the card)
     return value.replace(DIGIT_RUN, (run) => (luhnValid(run) ? maskNumber(run) : run));
   }
   // a card number sent as a JSON number (the API refuses it, but it was sent)
@@ -33,7 +36,7 @@ export function redactForRecording(value: unknown, key?: string): unknown {
   if (value !== null && typeof value === "object") {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (DROPPED_KEY.test(k)) continue;
+      if (droppedKey(k)) continue;
       out[k] = key === "paymentData" && k === "data" && typeof v === "string" ? WALLET_DATA_MARKER : redactForRecording(v, k);
     }
     return out;
@@ -68,7 +71,7 @@ export function redactJsonText(text: string): string {
   let out = text.replace(CVV_PAIR, "");
   out = out.replace(DIGIT_STRING, (m, digits: string, at: number) => {
     const key = KEY_BEFORE.exec(out.slice(Math.max(0, at - 64), at))?.[1];
-    return (key !== undefined && CARD_KEY.test(key)) || luhnValid(digits) ? `"${maskNumber(digits)}"` : m;
+    return cardKey(key) || luhnValid(digits) ? `"${maskNumber(digits)}"` : m;
   });
   if (!leftOver(out)) return out;
   try {

@@ -21,7 +21,7 @@
  */
 import { ID_PREFIXES } from "../platform/ids.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
-import type { BUILTIN_REFS } from "../scenarios/steps.schema.js";
+import { type BUILTIN_REFS, isPageStep, PAGE_STEPS } from "../scenarios/steps.schema.js";
 import type { RecordedCall, RecordedDelivery } from "./recorder.js";
 import { MASK } from "./redact.js";
 
@@ -59,7 +59,7 @@ const ID_IN_TEXT = new RegExp(`\\b${ID_SOURCE}\\b`, "g");
 const WHOLE_ID = new RegExp(`^${ID_SOURCE}$`);
 const DELIVERY_ID = new RegExp(`\\b${ID_PREFIXES.webhook}_[0-9A-Za-z]{6,40}\\b`, "g");
 /** The test CVV a recorded card gets (the recording never holds the real one). */
-export const TEST_CVV = "123";
+const TEST_CVV = "123";
 
 /** The readable name and the saved-body name of a call, by its method and route. */
 const ROUTES: Array<{ method: string; path: RegExp; name: string; save: string }> = [
@@ -250,8 +250,6 @@ function expectedOf(body: unknown): Record<string, unknown> | undefined {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-const PAGE_LABEL = { threeDS: "3DS challenge", hpp: "hosted payment page", qr: "QR page" } as const;
-
 export function exportSteps(input: ExportInput): ExportedFile {
   const b = new Builder(input.testCards);
   const merchants = input.scenarios.flatMap((s) => s.merchants);
@@ -342,14 +340,14 @@ export function exportSteps(input: ExportInput): ExportedFile {
       const by = isObject(body) && typeof body.by === "string" ? body.by : durationOf(moved);
       b.add({ name: b.name(`advance ${by}`), advance: by }, "advance");
       replayNow += moved;
-    } else if ((call.kind === "threeDS" || call.kind === "hpp" || call.kind === "qr") && isObject(body)) {
+    } else if (isPageStep(call.kind) && isObject(body)) {
       const draft = b.add({}, "page");
       const id = decodeURIComponent(call.path.split("?")[0]?.split("/").pop() ?? "");
       const { outcome, ...fields } = body as Record<string, string>;
       const spec: Record<string, unknown> = { transactionId: b.refText(id, draft), outcome };
       if (call.kind === "hpp" && Object.keys(fields).length > 0) spec.fields = fields;
       draft.fields = {
-        name: b.name(`${PAGE_LABEL[call.kind]}: ${outcome}`),
+        name: b.name(`${PAGE_STEPS[call.kind].step}: ${outcome}`),
         [call.kind]: spec,
         ...(call.status >= 400 ? { expect: { status: call.status } } : {}),
       };

@@ -4,7 +4,7 @@
  * throws a StepFailure carrying expected vs actual; run.ts turns it into the step's result.
  */
 import { GATEWAY_PREFIXES, PUBLIC_GATEWAY_PATHS } from "../http/gateway.js";
-import type { Step } from "../scenarios/steps.schema.js";
+import { PAGE_STEPS, type PageStep, type Step } from "../scenarios/steps.schema.js";
 import { readForm } from "./form.js";
 import type { LoadedFile } from "./load.js";
 import { type Mismatch, mismatch } from "./match.js";
@@ -44,13 +44,6 @@ export function describeStep(step: Step): string {
   if (step.webhook) return `webhook ${step.webhook.transactionId ?? step.webhook.subscriptionId}`;
   return "step";
 }
-
-/** The shopper pages a step can answer (CONTRACT §3): each one's name for a person and its path. */
-const PAGES = {
-  threeDS: { label: "3DS challenge page", path: "3ds" },
-  hpp: { label: "hosted payment page", path: "hpp" },
-  qr: { label: "QR page", path: "qr" },
-} as const;
 
 /** A failed step's outcome; thrown inside a step, caught by the loop. */
 export class StepFailure extends Error {
@@ -212,10 +205,10 @@ export class FileRun {
    * page"): GET the page, read its form, POST it urlencoded to the form's action with the chosen
    * `outcome` button (and, on the HPP, the fields typed in). Fields the page does not ask for fail the step.
    */
-  private async page(kind: keyof typeof PAGES, step: Step): Promise<string> {
+  private async page(kind: PageStep, step: Step): Promise<string> {
     const spec = this.resolve(step[kind]);
     if (!spec) throw new StepFailure(`no ${kind}`);
-    const { label, path } = PAGES[kind];
+    const { label, path } = PAGE_STEPS[kind];
     const pagePath = `/sandbox/${path}/${encodeURIComponent(spec.transactionId)}`;
     const page = await this.target.send("GET", pagePath);
     if (page.status !== 200) {

@@ -20,6 +20,18 @@ export const BUILTIN_REFS = ["uuid", "checksum", "callbackUrl"] as const;
 export const STEP_ACTIONS = ["request", "advance", "threeDS", "hpp", "qr", "webhook"] as const;
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
+/**
+ * The shopper pages a step can answer (CONTRACT §3), by step key: the page's path segment
+ * (`/sandbox/{path}/{id}`), its name for a person, and what a recorded post of it is called.
+ */
+export const PAGE_STEPS = {
+  threeDS: { path: "3ds", label: "3DS challenge page", step: "3DS challenge" },
+  hpp: { path: "hpp", label: "hosted payment page", step: "hosted payment page" },
+  qr: { path: "qr", label: "QR page", step: "QR page" },
+} as const;
+export type PageStep = keyof typeof PAGE_STEPS;
+export const isPageStep = (key: string): key is PageStep => Object.hasOwn(PAGE_STEPS, key);
+
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 const REQUEST_LINE = new RegExp(`^(${METHODS.join("|")}) (\\S+)$`);
 

@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { docPage, fileBlocks } from "../helpers/docs.js";
 import { ROOT, type RunningServer, startServer } from "../helpers/server.js";
+import { BILLING } from "../http/payments.body.js";
 
 const JUNIT_JAR = "/usr/share/java/junit-platform-console-standalone.jar";
 const PYTHONS = ["/usr/bin/python3", "python3"];
@@ -233,17 +234,7 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
           currency: "USD",
           lang: "en",
           card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "737", requestThreeDSecure: false },
-          billingDetails: {
-            firstName: "Ada",
-            lastName: "Lovelace",
-            address1: "1 Analytical Way",
-            city: "London",
-            state: "LDN",
-            country: "GB",
-            postalCode: "N1 9GU",
-            email: "ada@example.com",
-            dateOfBirth: "1990-12-10",
-          },
+          billingDetails: BILLING,
           order: { orderId: "verify-1" },
           device: { ip: "203.0.113.7", userAgent: "docs test" },
           callbackUrl: `${hook}/card`,

@@ -58,7 +58,8 @@ describe("the report holds the merchant's own rows only", () => {
     await s.http
       .post("/api/v1/payments/card")
       .set("authorization", await s.token())
-      .send(cardPaymentBody())
+      // a requestId of its own: the default one holds the process id, which once held "737"
+      .send(cardPaymentBody({ requestId: "report-cvv-check" }))
       .expect(200);
     const text = (await report(s, { dateFrom: "2026-01-15", dateTo: "2026-01-15" })).body.toString("utf8") as string;
     expect(text).toContain("411111******1111");

@@ -2,7 +2,7 @@
  * The rules APM pay-ins and payouts share (CONTRACT §3 "APM methods", "APM flows"): the method's
  * checks, the first status from an outcome, and the payload as it may be kept. Pure functions.
  */
-import { maskNumber } from "../../platform/cards.js";
+import { CARD_NUMBER_KEY, CVV_KEY, maskNumber } from "../../platform/cards.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
@@ -19,7 +19,7 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
   // keys the schema does not name are kept as sent, but never card data: no CVV, no card number in clear
   for (const [key, value] of Object.entries(payload)) {
     if (CVV_KEY.test(key)) continue;
-    out[key] = CARD_KEY.test(key) && typeof value === "string" && /^\d{12,19}$/.test(value) ? maskNumber(value) : value;
+    out[key] = CARD_NUMBER_KEY.test(key) && typeof value === "string" && /^\d{12,19}$/.test(value) ? maskNumber(value) : value;
   }
   const token = payload.token as { paymentData?: unknown } | undefined;
   if (token !== undefined) out.token = token?.paymentData === undefined ? {} : { paymentData: { data: "[masked]" } };
@@ -31,11 +31,6 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
   }
   return out;
 }
-
-/** A key that holds a card's security code (`cvv`, `cvc2`, `securityCode`, `card_cvv`): dropped. */
-const CVV_KEY = /(cvv|cvc|securitycode|security_code)/i;
-/** A key that holds a card number (`cardNumber`, `pan`, `card_number`): its digits are kept as a mask. */
-const CARD_KEY = /^(pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
 
 /** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (CONTRACT §3 "APM flows"). */
 export const SETTLING: OutcomeSpec = { status: "PROCESSING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };

@@ -12,12 +12,15 @@ import type { Child, FC, PropsWithChildren } from "hono/jsx";
 import { toIso } from "../../platform/clock.js";
 import { formatTime } from "./format.js";
 
-const CSS = `
+/**
+ * What every page of ours shares (the dashboard's, the guide's): the page's font and colours, the
+ * top bar with the brand and the main navigation, focus rings and the skip link.
+ */
+export const FRAME_CSS = `
 *{box-sizing:border-box}
 html{font-size:15px}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f7;color:#1b1f29;line-height:1.45}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f7;color:#1b1f29}
 a{color:#0a4fc4}a:hover{color:#06327c}
-code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:.86em}
 :focus-visible{outline:3px solid #1a5fd6;outline-offset:2px;border-radius:2px}
 .skip{position:absolute;left:-999px;top:.5rem;background:#fff;padding:.4rem .8rem;z-index:2}
 .skip:focus{left:.5rem}
@@ -29,6 +32,10 @@ header.top :focus-visible{outline-color:#9cc2ff}
 nav.main ul{list-style:none;display:flex;gap:1rem;margin:0;padding:0}
 nav.main a{text-decoration:none;padding:.2rem 0;border-bottom:2px solid transparent}
 nav.main a[aria-current=page]{border-bottom-color:#7fb0ff;font-weight:600}
+`;
+
+const CSS = `${FRAME_CSS}body{line-height:1.45}
+code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;font-size:.86em}
 .clock{margin-left:auto;display:flex;flex-wrap:wrap;align-items:center;gap:.4rem .6rem}
 .clock .now{font-variant-numeric:tabular-nums;white-space:nowrap}
 .clock .now strong{color:#fff}

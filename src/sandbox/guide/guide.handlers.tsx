@@ -14,6 +14,7 @@ import type { Context } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../../http/env.js";
 import { notFound } from "../../platform/errors.js";
+import { FRAME_CSS } from "../dashboard/layout.js";
 import { type GuideFile, GuideFiles, type PageEntry, packageRoot } from "./guide-files.js";
 import type { RenderedPage } from "./markdown.js";
 
@@ -26,22 +27,7 @@ function loadRenderer(): Promise<Renderer> {
   return import(url.href) as Promise<Renderer>;
 }
 
-const CSS = `
-*{box-sizing:border-box}
-html{font-size:15px}
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f3f4f7;color:#1b1f29;line-height:1.55}
-a{color:#0a4fc4}a:hover{color:#06327c}
-:focus-visible{outline:3px solid #1a5fd6;outline-offset:2px;border-radius:2px}
-.skip{position:absolute;left:-999px;top:.5rem;background:#fff;padding:.4rem .8rem;z-index:2}
-.skip:focus{left:.5rem}
-header.top{background:#141a2a;color:#e9ecf3;padding:.55rem 1.25rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem 1.5rem}
-header.top a{color:#e9ecf3}
-header.top :focus-visible{outline-color:#9cc2ff}
-.brand{font-weight:700;font-size:1.1rem;text-decoration:none;letter-spacing:.01em}
-.brand small{font-weight:400;color:#aab3c5;font-size:.75rem;margin-left:.35rem}
-nav.main ul{list-style:none;display:flex;gap:1rem;margin:0;padding:0}
-nav.main a{text-decoration:none;padding:.2rem 0;border-bottom:2px solid transparent}
-nav.main a[aria-current=page]{border-bottom-color:#7fb0ff;font-weight:600}
+const CSS = `${FRAME_CSS}body{line-height:1.55}
 .wrap{display:grid;grid-template-columns:15rem minmax(0,1fr);gap:1.25rem;max-width:84rem;margin:0 auto;padding:1rem 1.25rem 3rem}
 @media (max-width:60rem){.wrap{grid-template-columns:1fr}}
 nav.pages{font-size:.92rem}
