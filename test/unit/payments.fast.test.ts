@@ -67,7 +67,15 @@ const validBody = fc
     ),
     kycVerified: optional(fc.boolean()),
     previousPaymentCount: optional(fc.nat()),
-    metadata: optional(fc.dictionary(anyText, anyText, { maxKeys: 3 })),
+    // a "__proto__" key is valid but left to zod by design (its own test below); fast-check makes
+    // that key on purpose now and then, so the "recognises every valid body" property leaves it out
+    metadata: optional(
+      fc.dictionary(
+        anyText.filter((k) => k !== "__proto__"),
+        anyText,
+        { maxKeys: 3 },
+      ),
+    ),
     threeDs: fc.boolean(),
   })
   .map(({ threeDs, ...b }) => {
