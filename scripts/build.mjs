@@ -1,15 +1,20 @@
-// Bundles src/ and its dependencies into dist/server.js with esbuild (~100 ms, so a start never
-// waits on tsc), copies the drizzle migrations beside it, the /docs script (the standalone
+// Bundles src/ and its dependencies with esbuild (~100 ms, so a start never waits on tsc): dist/server.cjs
+// (CommonJS, see below), copies the drizzle migrations beside it, the /docs script (the standalone
 // browser bundle of the pinned @scalar/api-reference, a dev dependency) into dist/assets/, and
-// writes dist/main.js, a loader that turns on Node's compile cache where it exists (Node >= 22.1)
-// before loading the server. Bundling halves cold start: one file to compile instead of hundreds
-// of module resolutions.
+// writes dist/main.js from scripts/dist-main.mjs, the loader that runs server.cjs with a V8 code
+// cache (issue 19). Bundling halves cold start: one file to compile instead of hundreds of module
+// resolutions.
+// server.cjs is CommonJS so the loader can compile it with vm.Script and a code cache (Node 20 has
+// no compile cache for ES modules); `import.meta.url` in src/ becomes the file's URL there. A script
+// compiled with a code cache cannot import() (Node 20 loses its dynamic import callback), so what
+// the server loads later is CommonJS too and is required: dist/guide-markdown.cjs.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
-// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario,
-// qrcode and pngjs on the first QR pay-in). exceljs is a dev dependency: only the tests use it to
-// read the .xlsx the server writes itself (issue 19).
-// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites,
-// `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.js`: the /guide
+// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario or
+// recording, qrcode and pngjs on the first QR pay-in). exceljs is a dev dependency: only the tests
+// use it to read the .xlsx the server writes itself (issue 19). zod's 50 locales are left out
+// (zodEnglishOnly): the server speaks English, and they were a fifth of the bundle.
+// Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites (ESM),
+// `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.cjs`: the /guide
 // Markdown renderer, imported on the first /guide request (src/sandbox/guide/guide.handlers.tsx),
 // so its parser is not compiled at start. The guides themselves (README.md, docs/) are read from
 // the package root at run time, not copied.
@@ -30,34 +35,11 @@ import {
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { distIsCurrent, STAMP } from "./freshness.mjs";
 
-/**
- * `--if-stale` (npm start's prestart): nothing to do when dist/ was built after every input last
- * changed (src/, this script, the package and lock files, the installed dependencies), so a start
- * on a built tree costs a few stat calls instead of a build. The stamp holds the time the build
- * began: a file saved during a build is newer than it, and the next start builds again.
- */
-const STAMP = join("dist", ".built");
-function newestInput() {
-  let newest = 0;
-  const visit = (path) => {
-    let st;
-    try {
-      st = statSync(path);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) for (const name of readdirSync(path)) visit(join(path, name));
-    else newest = Math.max(newest, st.mtimeMs);
-  };
-  for (const p of ["src", "scripts/build.mjs", "package.json", "package-lock.json", "node_modules/.package-lock.json"]) visit(p);
-  return newest;
-}
-if (process.argv.includes("--if-stale") && existsSync(STAMP) && existsSync(join("dist", "main.js"))) {
-  const built = Number(readFileSync(STAMP, "utf8"));
-  if (Number.isFinite(built) && newestInput() < built) process.exit(0);
-}
+// `--if-stale`: nothing to do when dist/ is current (scripts/freshness.mjs)
+if (process.argv.includes("--if-stale") && distIsCurrent()) process.exit(0);
 const startedAt = Date.now();
 const { build } = await import("esbuild");
 
@@ -89,6 +71,22 @@ function swapInto(from, to) {
   for (const name of readdirSync(to)) if (!fresh.has(name)) rmSync(join(to, name), { recursive: true, force: true });
 }
 
+/** zod's locales/index.js (every language, re-exported as `z.locales`) as English alone. */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onResolve({ filter: /locales\/index\.js$/ }, (args) =>
+      args.importer.includes("/node_modules/zod/")
+        ? { path: resolve(args.resolveDir, "../locales/en.js"), namespace: "zod-locales" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 const out = mkdtempSync("dist-build-");
 try {
   chmodSync(out, 0o755); // mkdtemp makes it private; dist/ is read by other users (the image's `node`)
@@ -106,19 +104,27 @@ try {
     jsx: "automatic",
     jsxImportSource: "hono/jsx",
     logLevel: "warning",
+    plugins: [zodEnglishOnly],
   };
   // Two bundles side by side in dist/ (each finds migrations/ and assets/ beside itself).
-  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), beside server.js;
-  // guide-markdown.js: the /guide renderer, beside them.
+  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), beside server.cjs.
   await build({
     ...common,
     entryPoints: {
-      server: "src/main.ts",
       testing: "src/testing/index.ts",
       "report-worker": "src/modules/reports/reports.worker.ts",
-      "guide-markdown": "src/sandbox/guide/markdown.ts",
     },
     outdir: out,
+  });
+  await build({
+    ...common,
+    // guide-markdown: the /guide renderer, required on the first /guide request
+    entryPoints: { server: "src/main.ts", "guide-markdown": "src/sandbox/guide/markdown.ts" },
+    outdir: out,
+    outExtension: { ".js": ".cjs" },
+    format: "cjs",
+    define: { "import.meta.url": "__import_meta_url" },
+    banner: { js: 'const __import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
   });
   cpSync("src/db/migrations", join(out, "migrations"), { recursive: true });
   // The public types of paysandbox/testing: types.ts declares only types, so it is a valid .d.ts.
@@ -133,16 +139,9 @@ export declare function connectSandbox(serverUrl: string, options?: ConnectSandb
   );
   const scalar = join(dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js");
   cpSync(scalar, join(out, "assets", "api-reference.js"));
-  writeFileSync(
-    join(out, "main.js"),
-    `// Generated by scripts/build.mjs: \`node dist/main.js start [flags]\`.
-import module from "node:module";
-module.enableCompileCache?.();
-const { main } = await import("./server.js");
-await main(process.argv.slice(2));
-`,
-  );
-  writeFileSync(join(out, ".built"), String(startedAt));
+  const buildId = `${startedAt.toString(36)}${process.pid.toString(36)}`;
+  writeFileSync(join(out, "main.js"), readFileSync("scripts/dist-main.mjs", "utf8").replace("__BUILD_ID__", buildId));
+  writeFileSync(join(out, STAMP), String(startedAt));
   swapInto(out, "dist");
   rmSync(out, { recursive: true, force: true });
 } catch (err) {

@@ -4,11 +4,12 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { accepts } from "hono/accepts";
-import YAML from "yaml";
+import type { Node as YamlNode } from "yaml";
 import type { AppEnv } from "../http/env.js";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant } from "../platform/clock.js";
 import { TEST_CARDS } from "../platform/fixtures.js";
+import { loadYaml } from "../platform/nesting.js";
 import type { Recorder } from "../recording/recorder.js";
 import { type ExportedFile, exportSteps } from "../recording/steps-export.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
@@ -16,11 +17,11 @@ import { recordingRoute } from "./recording.routes.js";
 
 /** The file as YAML, its header and each step's note as comments. */
 export function recordingYaml(file: ExportedFile): string {
-  const doc = new YAML.Document(file.document);
+  const doc = new (loadYaml().Document)(file.document); // yaml loads on first use, not at start
   doc.commentBefore = ` ${file.header.replaceAll("\n", "\n ")}`;
   file.steps.forEach((s, i) => {
     if (!s.comment) return;
-    const node = doc.getIn(["steps", i], true) as YAML.Node | undefined;
+    const node = doc.getIn(["steps", i], true) as YamlNode | undefined;
     if (node) node.commentBefore = ` ${s.comment.replaceAll("\n", "\n ")}`;
   });
   return doc.toString({ lineWidth: 0 });

@@ -53,11 +53,11 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
       expect.arrayContaining([
         "bin/paysandbox.js",
         "dist/main.js",
-        "dist/server.js",
+        "dist/server.cjs",
         "dist/testing.js",
         "dist/testing.d.ts",
         "dist/assets/api-reference.js",
-        "dist/guide-markdown.js",
+        "dist/guide-markdown.cjs",
         "README.md",
         "docs/getting-started.md",
         "docs/lifecycles.md",

@@ -9,6 +9,7 @@
  * stylesheet is allowed by its hash, like the dashboard's.
  */
 import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { FC } from "hono/jsx";
@@ -20,11 +21,14 @@ import type { RenderedPage } from "./markdown.js";
 
 type Renderer = typeof import("./markdown.js");
 
-/** From src/ (tsx, vitest) the TypeScript module; built, dist/guide-markdown.js beside the server's bundle. */
-function loadRenderer(): Promise<Renderer> {
+/**
+ * From src/ (tsx, vitest) the TypeScript module; built, dist/guide-markdown.cjs beside the server's
+ * bundle, required: the bundle runs from a code cache, which cannot import() (scripts/build.mjs).
+ */
+async function loadRenderer(): Promise<Renderer> {
   const here = import.meta.url;
-  const url = /\.tsx?$/.test(here) ? new URL("./markdown.ts", here) : new URL("./guide-markdown.js", here);
-  return import(url.href) as Promise<Renderer>;
+  if (/\.tsx?$/.test(here)) return (await import(new URL("./markdown.ts", here).href)) as Renderer;
+  return createRequire(here)("./guide-markdown.cjs") as Renderer;
 }
 
 const CSS = `${FRAME_CSS}body{line-height:1.55}

@@ -9,7 +9,7 @@
  *   http(s) or mailto loses its href;
  * - a Mermaid block stays its source, as code (no diagram library is served).
  *
- * Built, this module is its own bundle (dist/guide-markdown.js, scripts/build.mjs), loaded on the
+ * Built, this module is its own bundle (dist/guide-markdown.cjs, scripts/build.mjs), loaded on the
  * first /guide request, so the parser costs the server's start nothing.
  */
 import { posix } from "node:path";

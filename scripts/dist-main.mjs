@@ -1,0 +1,70 @@
+// The source of dist/main.js (scripts/build.mjs copies it there, BUILD_ID filled in):
+// `node dist/main.js start [flags]`, also what bin/paysandbox.js and `npm start` run.
+//
+// It loads dist/server.cjs (a CommonJS bundle) with a V8 code cache (issue 19 item 1): compiling the
+// 1.7 MB bundle and the functions a start runs costs ~40 ms of every start on Node 20, which has
+// no `module.enableCompileCache` (Node >= 22.1 has one, but only for what its loaders load; this
+// works the same on both). The first run of a build writes the cache when it exits (or after 10 s,
+// if still running), with every function compiled by then, so later starts also skip compiling
+// the request path; a cache V8 rejects (another Node, other V8 flags) is written again. The cache
+// is named by this build's id and the Node version and arch, so a stale one is never read. It goes
+// to dist/.cache, or the temp folder when dist/ is read-only (the Docker image writes its
+// own at build time).
+// With source maps on (NODE_OPTIONS=--enable-source-maps), Node maps only what its own loader
+// loaded: the bundle is then required as usual, without the cache, so stack traces show src/.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import vm from "node:vm";
+
+const BUILD_ID = "__BUILD_ID__";
+const here = dirname(fileURLToPath(import.meta.url));
+const file = join(here, "server.cjs");
+const require = createRequire(file);
+
+function loadWithCodeCache() {
+  const name = `server-${BUILD_ID}-${process.version}-${process.arch}.v8`;
+  const places = [join(here, ".cache"), join(tmpdir(), `paysandbox-v8-${process.getuid?.() ?? "user"}`)];
+  let cachedData;
+  for (const dir of places) {
+    try {
+      cachedData = readFileSync(join(dir, name));
+      break;
+    } catch {}
+  }
+  // the same wrapper Node's CommonJS loader puts around a module
+  const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, "utf8")}\n})`;
+  const script = new vm.Script(source, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const module = { exports: {} };
+  script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
+  if (cachedData === undefined || script.cachedDataRejected) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      const data = script.createCachedData();
+      for (const dir of places) {
+        try {
+          mkdirSync(dir, { recursive: true });
+          const tmp = join(dir, `${name}.${process.pid}.tmp`);
+          writeFileSync(tmp, data);
+          renameSync(tmp, join(dir, name)); // whole or not at all, whatever else starts meanwhile
+          return;
+        } catch {}
+      }
+    };
+    process.once("exit", write);
+    setTimeout(write, 10_000).unref();
+  }
+  return module.exports;
+}
+
+const { main } =
+  process.sourceMapsEnabled || !vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ? require(file) : loadWithCodeCache();
+await main(process.argv.slice(2));
