@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -137,18 +137,60 @@ parentPort.on("message", (m) => {
 
 interface Checkpointed {
   sqlite: Database.Database;
+  restartFrames: number;
   stopping: boolean;
 }
 
-/** The one thread, started on first use and unref'd (it never keeps a process alive). */
-let thread: { worker: Worker; files: Map<string, Checkpointed>; acks: Map<number, () => void>; next: number } | undefined;
+/** A WAL this long (bytes) starts the thread; until then SQLite has nothing worth copying back. */
+const START_AT_WAL_BYTES = 1024 * 1024;
 
-function checkpointer(ms: number) {
+interface Checkpointer {
+  /** Started when some file's WAL first passes START_AT_WAL_BYTES, and unref'd (it never keeps a process alive). */
+  worker: Worker | undefined;
+  files: Map<string, Checkpointed>;
+  acks: Map<number, () => void>;
+  next: number;
+  watch: NodeJS.Timeout | undefined;
+}
+
+/**
+ * The one thread for every file. It starts only once a WAL grows (issue 19: an idle or lightly
+ * used server does not carry a second V8 isolate, ~12 MB, and a start does not boot it): until
+ * then a once-a-second look at each WAL's size, with SQLite's own checkpoints off as before, so the
+ * WAL can only grow for about a second past the mark before the thread copies it back.
+ */
+let thread: Checkpointer | undefined;
+
+function walBytes(file: string): number {
+  try {
+    return statSync(`${file}-wal`).size;
+  } catch {
+    return 0;
+  }
+}
+
+function checkpointer(ms: number): Checkpointer {
   if (thread) return thread;
+  const t: Checkpointer = { worker: undefined, files: new Map(), acks: new Map(), next: 0, watch: undefined };
+  t.watch = setInterval(() => {
+    for (const file of t.files.keys()) {
+      if (walBytes(file) < START_AT_WAL_BYTES) continue;
+      startThread(t, ms);
+      return;
+    }
+  }, 1000);
+  t.watch.unref();
+  thread = t;
+  return t;
+}
+
+function startThread(t: Checkpointer, ms: number): void {
+  clearInterval(t.watch);
   const driver = createRequire(import.meta.url).resolve("better-sqlite3");
   const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, ms } });
   worker.unref();
-  const t = { worker, files: new Map<string, Checkpointed>(), acks: new Map<number, () => void>(), next: 0 };
+  t.worker = worker;
+  for (const [path, f] of t.files) worker.postMessage({ type: "add", path, restartFrames: f.restartFrames });
   // Under steady writes the thread never copies the very last frames, and the WAL restarts from
   // the top only once wholly copied: past `restartFrames`, the main connection copies those few
   // frames (a millisecond or two) so that its next commit restarts it.
@@ -170,8 +212,11 @@ function checkpointer(ms: number) {
     for (const ack of t.acks.values()) ack();
     if (thread === t) thread = undefined;
   });
-  thread = t;
-  return t;
+}
+
+/** Whether the checkpointer thread runs, and for how many files (tests). */
+export function checkpointerState(): { started: boolean; files: number } {
+  return { started: thread?.worker !== undefined, files: thread?.files.size ?? 0 };
 }
 
 /**
@@ -195,19 +240,21 @@ export function checkpointInBackground(
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const t = checkpointer(ms);
   const file = resolve(path);
-  const entry: Checkpointed = { sqlite, stopping: false };
+  const entry: Checkpointed = { sqlite, restartFrames, stopping: false };
   t.files.set(file, entry);
-  t.worker.postMessage({ type: "add", path: file, restartFrames });
+  t.worker?.postMessage({ type: "add", path: file, restartFrames });
   return async (opts: { beforeClose?: boolean } = {}) => {
     if (entry.stopping) return;
     entry.stopping = true;
     if (t.files.get(file) === entry) t.files.delete(file);
+    const worker = t.worker;
+    if (!worker) return; // no thread yet: it holds no connection to the file
     const ack = ++t.next;
     // the thread closes its connection before the caller closes (or deletes) the file
     await new Promise<void>((done) => {
       t.acks.set(ack, done);
-      t.worker.ref(); // until the answer: a stopping process waits for it
-      t.worker.postMessage({ type: "remove", path: file, ack, truncate: opts.beforeClose === true });
+      worker.ref(); // until the answer: a stopping process waits for it
+      worker.postMessage({ type: "remove", path: file, ack, truncate: opts.beforeClose === true });
     });
   };
 }
