@@ -305,7 +305,8 @@ export class WebhookDispatcher implements DueWork {
     const flights = this.untake();
     let kept = flights;
     try {
-      kept = flights.filter((f) => this.repo.isInFlight(f.row.seq, f.row.id));
+      const still = this.repo.stillInFlight(flights.map((f) => f.row));
+      kept = flights.filter((f) => still.has(f.row.seq));
       this.unclaim(flights.filter((f) => !kept.includes(f)));
     } catch (err) {
       // cannot happen short of a broken file (whose COMMIT then fails too); rather send them all

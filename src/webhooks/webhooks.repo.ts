@@ -44,6 +44,7 @@ const HOT = {
   park: `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE seq IN (SELECT value FROM json_each(?))`,
   settle: `UPDATE webhook_deliveries SET status = ?, in_flight_since = NULL, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND in_flight_since IS NOT NULL`,
   addAttempt: `INSERT INTO webhook_attempts (delivery_id, n, at, http_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`,
+  inFlight: `SELECT seq, id FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND in_flight_since IS NOT NULL`,
   promote: `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE seq = (SELECT seq FROM webhook_deliveries WHERE order_key = ? AND status = 'pending' ORDER BY seq LIMIT 1) AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
 } as const;
 type HotName = keyof typeof HOT;
@@ -57,7 +58,6 @@ export class WebhooksRepo {
   private readonly hot = new Map<HotName, Database.Statement>();
   private readonly pendingOfKey;
   private readonly add;
-  private readonly inFlightRow;
 
   constructor(private readonly db: Db) {
     this.pendingOfKey = lazy(() =>
@@ -69,13 +69,6 @@ export class WebhooksRepo {
         .prepare(),
     );
     this.add = preparedInsert(db.$client, d);
-    this.inFlightRow = lazy(() =>
-      db
-        .select({ seq: d.seq })
-        .from(d)
-        .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.id, sql.placeholder("id")), isNotNull(d.inFlightSince)))
-        .prepare(),
-    );
   }
 
   /** A hot statement, prepared on first use. */
@@ -170,9 +163,19 @@ export class WebhooksRepo {
     );
   }
 
-  /** Whether the row `seq` is still delivery `id` and in flight (not rolled back with its request's savepoint). */
-  isInFlight(seq: number, id: string): boolean {
-    return this.inFlightRow.get({ seq, id }) !== undefined;
+  /**
+   * Of these (seq, id) pairs, the seqs whose row is still that delivery and in flight (not rolled
+   * back with its request's savepoint): one statement for a batch's taken deliveries.
+   */
+  stillInFlight(rows: ReadonlyArray<{ seq: number; id: string }>): Set<number> {
+    const kept = new Set<number>();
+    if (rows.length === 0) return kept;
+    const ids = new Map<number, string>();
+    for (const r of rows) ids.set(r.seq, r.id);
+    for (const r of this.stmt("inFlight").all(JSON.stringify([...ids.keys()])) as Array<{ seq: number; id: string }>) {
+      if (ids.get(r.seq) === r.id) kept.add(r.seq);
+    }
+    return kept;
   }
 
   /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */
