@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte, max, min, sql } from "drizzle-orm";
+import { and, asc, Column, getTableName, gt, is, lte, max, min, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
@@ -8,6 +8,8 @@ export type StoredEvent = typeof events.$inferSelect;
 export type NewEvent = Omit<StoredEvent, "id">;
 
 const ph = (name: string) => sql.placeholder(name);
+/** A table's or a column's name, quoted for plain SQL. */
+const q = (x: Column | Table) => `"${is(x, Column) ? x.name : getTableName(x)}"`;
 const e = events;
 const d = webhookDeliveries;
 
@@ -55,13 +57,13 @@ export class EventsRepo {
         .where(and(gt(e.id, ph("after")), lte(e.id, ph("upTo"))))
         .prepare(),
     );
+    // every webhook attempt reads it (issue 19): plain SQL, one positional parameter, no drizzle mapping
     this.factsStmt = lazy(() =>
-      db
-        .select({ transactionId: d.transactionId, chaos: d.chaos, mid: merchants.mid })
-        .from(d)
-        .leftJoin(merchants, eq(merchants.merchantKey, d.merchantKey))
-        .where(eq(d.seq, ph("seq")))
-        .prepare(),
+      db.$client.prepare<[number], DeliveryFacts>(
+        `SELECT d.${q(d.transactionId)} AS transactionId, d.${q(d.chaos)} AS chaos, m.${q(merchants.mid)} AS mid` +
+          ` FROM ${q(d)} AS d LEFT JOIN ${q(merchants)} AS m ON m.${q(merchants.merchantKey)} = d.${q(d.merchantKey)}` +
+          ` WHERE d.${q(d.seq)} = ?`,
+      ),
     );
   }
 
@@ -90,6 +92,6 @@ export class EventsRepo {
   }
 
   deliveryFacts(seq: number): DeliveryFacts | undefined {
-    return this.factsStmt.get({ seq });
+    return this.factsStmt.get(seq);
   }
 }

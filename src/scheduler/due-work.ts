@@ -27,6 +27,13 @@ export interface DueWork {
    * it before it moves the clock on or returns, so what finishes can make more work due first.
    */
   pending?(): Promise<void> | undefined;
+  /**
+   * Counts of work the source started by itself since the last call, outside run() (the webhook
+   * dispatcher claims what its recorded results made due in the same transaction: issue 19). A
+   * settling run adds them to `ran` after each wait on pending(); what was started before the run
+   * began is not its work and is dropped.
+   */
+  took?(): Record<string, number> | undefined;
 }
 
 export interface RunOptions {
@@ -106,6 +113,7 @@ export class DueWorkRunner {
 
   private async runSerial(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
+    for (const source of this.sources) source.took?.(); // started before this run: not its work
     let until = target ?? this.clock.nowMs();
     let sliceStart = performance.now();
     for (let step = 0; step < MAX_STEPS; step++) {
@@ -127,6 +135,7 @@ export class DueWorkRunner {
         if (waits.length > 0) {
           for (const w of waits) w.catch(() => undefined); // the race reports it; later ones are not unhandled
           await Promise.race([...waits, new Promise<void>((resolve) => this.pokeWaiters.push(resolve))]);
+          this.addTook(ran);
           // a running clock (time scale) moved while we waited: what became due meanwhile (the next
           // delivery of an orderKey whose head just settled) is due "by now" too, so a run that settles
           // answers only after it was attempted (CONTRACT §4 clock/advance)
@@ -140,6 +149,14 @@ export class DueWorkRunner {
       for (const [k, v] of Object.entries(counts)) ran[k] = (ran[k] ?? 0) + v;
     }
     if (until > this.clock.nowMs()) this.clock.advanceTo(until);
+    this.addTook(ran);
     return ran;
+  }
+
+  private addTook(ran: RanCounts): void {
+    for (const source of this.sources) {
+      const took = source.took?.();
+      if (took) for (const [k, v] of Object.entries(took)) ran[k] = (ran[k] ?? 0) + v;
+    }
   }
 }

@@ -149,13 +149,13 @@ export function destinationOf(url: string): string {
  * A callbackUrl's `user:password@` becomes HTTP Basic auth, as curl and browsers send it (fetch
  * and undici refuse or drop userinfo); the URL goes without it.
  */
-function splitUserinfo(raw: string): { url: string; authorization?: { Authorization: string } } {
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) return { url: raw };
+function splitUserinfo(raw: string): { url: string; authorization: string | undefined } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) return { url: raw, authorization: undefined };
   const u = new URL(raw);
   const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
   u.username = "";
   u.password = "";
-  return { url: u.toString(), authorization: { Authorization: `Basic ${Buffer.from(creds).toString("base64")}` } };
+  return { url: u.toString(), authorization: `Basic ${Buffer.from(creds).toString("base64")}` };
 }
 
 function describe(err: unknown): string {
@@ -182,6 +182,8 @@ export class WebhookDispatcher implements DueWork {
   private parkedAt = 0;
   private done: Outcome[] = [];
   private flushScheduled = false;
+  /** Deliveries flush() started since took() was last asked. */
+  private took_ = 0;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private stopped = false;
   /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
@@ -303,7 +305,8 @@ export class WebhookDispatcher implements DueWork {
     const flights = this.untake();
     let kept = flights;
     try {
-      kept = flights.filter((f) => this.repo.isInFlight(f.row.seq, f.row.id));
+      const still = this.repo.stillInFlight(flights.map((f) => f.row));
+      kept = flights.filter((f) => still.has(f.row.seq));
       this.unclaim(flights.filter((f) => !kept.includes(f)));
     } catch (err) {
       // cannot happen short of a broken file (whose COMMIT then fails too); rather send them all
@@ -346,33 +349,50 @@ export class WebhookDispatcher implements DueWork {
    * with a full chunk (more may be due).
    */
   private claim(dueBy: number, at: number, out: Flight[], deadline = Number.POSITIVE_INFINITY): boolean {
-    // parked rows were due first: they go before anything newly due
+    // parked rows were due first: they go before anything newly due; read and marked in flight
+    // as many at a time as their destination has room for
+    const claimed: number[] = [];
     for (const key of [...this.ready]) {
       const dest = this.dests.get(key);
       if (!dest) continue;
       while (dest.active < this.concurrency && dest.queue.length > 0) {
-        const p = dest.queue.shift() as ParkedRow;
-        this.parkedCount--;
-        const row = this.repo.parked(p.seq);
-        if (!row || row.id !== p.id) continue; // reset or settled meanwhile
-        out.push(this.claimRow(row, key, dest, at));
+        const want: ParkedRow[] = [];
+        while (want.length < this.concurrency - dest.active && dest.queue.length > 0) {
+          want.push(dest.queue.shift() as ParkedRow);
+          this.parkedCount--;
+        }
+        const rows = new Map<number, DueRow>();
+        for (const row of this.repo.parkedRows(want.map((p) => p.seq))) rows.set(row.seq, row);
+        for (const p of want) {
+          const row = rows.get(p.seq);
+          if (!row || row.id !== p.id) continue; // reset or settled meanwhile
+          out.push(this.claimRow(row, key, dest, at));
+          claimed.push(row.seq);
+        }
       }
       this.ready.delete(key);
     }
+    this.repo.markInFlightRows(claimed, at);
     for (let taken = 0; taken < CLAIM_BATCH; ) {
       // each chunk's rows leave the due index (in flight or parked), so the next read continues after them
       const rows = this.repo.dueRows(dueBy, Math.min(CLAIM_CHUNK, CLAIM_BATCH - taken));
+      const inFlight: number[] = [];
+      const parked: number[] = [];
       for (const row of rows) {
         const key = destinationOf(row.url);
         const dest = this.dest(key);
-        if (dest.active < this.concurrency) out.push(this.claimRow(row, key, dest, at));
-        else {
-          this.repo.parkRow(row.seq);
+        if (dest.active < this.concurrency) {
+          out.push(this.claimRow(row, key, dest, at));
+          inFlight.push(row.seq);
+        } else {
+          parked.push(row.seq);
           if (this.parkedCount === 0) this.parkedAt = at;
           this.parkedCount++;
           dest.queue.push({ seq: row.seq, id: row.id });
         }
       }
+      this.repo.markInFlightRows(inFlight, at);
+      this.repo.parkRows(parked);
       taken += rows.length;
       if (rows.length < CLAIM_CHUNK) return false;
       if (performance.now() > deadline) return true;
@@ -396,7 +416,10 @@ export class WebhookDispatcher implements DueWork {
       this.done.push(o);
       this.scheduleFlush();
     };
-    sendJobs(flights.map((f) => this.job(f, record)));
+    sendJobs(
+      { owner: this.owner, connections: this.concurrency, timeoutMs: this.timeoutMs },
+      flights.map((f) => this.job(f, record)),
+    );
   }
 
   /**
@@ -420,7 +443,7 @@ export class WebhookDispatcher implements DueWork {
       const rows = this.repo.inFlightRows();
       for (const row of rows) {
         const at = row.inFlightSince ?? now;
-        this.record(this.interrupted(row, row.attemptCount, at, now));
+        this.record(this.interrupted({ ...row, headers: JSON.stringify(row.headers) }, row.attemptCount, at, now));
       }
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
       return rows.length;
@@ -488,8 +511,8 @@ export class WebhookDispatcher implements DueWork {
     return dest;
   }
 
+  /** A claimed row's flight (the caller marks it in flight in the database, a chunk at a time). */
   private claimRow(row: DueRow, key: string, dest: Destination, at: number): Flight {
-    this.repo.markInFlightRow(row.seq, at);
     dest.active++;
     const f: Flight = {
       row,
@@ -538,15 +561,7 @@ export class WebhookDispatcher implements DueWork {
     const timer = setTimeout(() => f.abort(new Error(`timeout: no complete answer within ${this.timeoutMs} ms`)), this.timeoutMs);
     const { url, authorization } = splitUserinfo(row.url);
     return {
-      job: {
-        id,
-        owner: this.owner,
-        url,
-        headers: { ...authorization, ...row.headers, "X-Sandbox-Attempt": String(n) },
-        body: row.body,
-        connections: this.concurrency,
-        timeoutMs: this.timeoutMs,
-      },
+      job: { id, url, headers: row.headers, body: row.body, attempt: n, authorization },
       done: (r) => end(r.ok, r.httpStatus, r.error),
     };
   }
@@ -576,11 +591,14 @@ export class WebhookDispatcher implements DueWork {
       for (const w of waiters) w.resolve();
       return;
     }
-    let promoted = false;
     let batch = all;
+    let released = false;
+    const starts: Flight[] = [];
+    let more = false;
     try {
       const deadline = performance.now() + ON_PATH_MS;
       inTransaction(this.db, () => {
+        let promoted = false;
         let n = 0;
         for (const o of all) {
           if (n > 0 && performance.now() > deadline) break;
@@ -591,30 +609,56 @@ export class WebhookDispatcher implements DueWork {
           batch = all.slice(0, n);
           this.done = all.slice(n);
         }
+        this.release(batch);
+        released = true;
+        // what these results made due now (the next delivery of an orderKey, a parked row that has
+        // room) is claimed in the same transaction: one COMMIT for the results and the next
+        // requests, and no run of the runner in between (issue 19). A retry is minutes away: the
+        // runner's tick finds it.
+        if (!this.stopped && (promoted || this.ready.size > 0)) {
+          const at = this.clock.nowMs();
+          more = this.claim(at, at, starts, deadline);
+        }
       });
       if (this.done.length > 0) this.scheduleFlush();
     } catch (err) {
-      batch = all; // rolled back whole: every result taken is dropped, as if the process had died
+      // rolled back whole: every result taken is dropped, as if the process had died
+      this.unclaim(starts);
+      if (!released) this.release(all);
       this.done = [];
       if (waiters.length === 0) this.logger.error({ err }, "recording webhook attempts failed");
       for (const w of waiters) w.reject(err);
+      if (!this.stopped) this.poke();
       return;
-    } finally {
-      for (const o of batch) {
-        this.flights.delete(o.row.seq);
-        const key = destinationOf(o.row.url);
-        const dest = this.dests.get(key);
-        if (!dest) continue;
-        dest.active = Math.max(0, dest.active - 1);
-        if (dest.queue.length > 0) this.ready.add(key);
-        else if (dest.active === 0) this.dests.delete(key);
-      }
+    }
+    if (starts.length > 0) {
+      // a claimed attempt number is never sent twice: it leaves once its claim is committed
+      commitNow(this.db.$client);
+      this.took_ += starts.length;
+      this.start(starts);
     }
     for (const w of waiters) w.resolve();
-    // a run now only if something became due now: the next delivery of an orderKey, or a parked
-    // row with room (a retry is minutes away: the runner's tick finds it; issue 12: one
-    // delivery, one run less)
-    if (!this.stopped && (promoted || this.ready.size > 0)) this.poke();
+    if (more) this.poke(); // a full claim: more may be due
+  }
+
+  /** The attempts whose results were just recorded (or dropped) leave the wire and free their destination's room. */
+  private release(batch: Outcome[]): void {
+    for (const o of batch) {
+      this.flights.delete(o.row.seq);
+      const key = destinationOf(o.row.url);
+      const dest = this.dests.get(key);
+      if (!dest) continue;
+      dest.active = Math.max(0, dest.active - 1);
+      if (dest.queue.length > 0) this.ready.add(key);
+      else if (dest.active === 0) this.dests.delete(key);
+    }
+  }
+
+  /** DueWork: deliveries started by flush() (claimed with the results that made them due) since the last call. */
+  took(): { deliveries: number } | undefined {
+    const n = this.took_;
+    this.took_ = 0;
+    return n > 0 ? { deliveries: n } : undefined;
   }
 
   /**

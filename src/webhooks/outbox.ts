@@ -130,7 +130,7 @@ export class Outbox {
     if (!rates && !blocked && this.dispatch?.canTake(url)) {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.dispatch.take({ seq, id, orderKey, url, headers: row.headers, body: row.body, attemptCount: 0 }, now);
+      this.dispatch.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
       return id;
     }
     this.dispatch?.wake();

@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
+import type Database from "better-sqlite3";
+import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
@@ -11,8 +12,11 @@ export type NewDeliveryInput = Omit<
   "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos"
 > &
   Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos">>;
-/** What sending and recording an attempt need of a delivery. */
-export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "headers" | "body" | "attemptCount">;
+/**
+ * What sending and recording an attempt need of a delivery; `headers` as stored (JSON text): it goes
+ * to the sender thread as it is, and is parsed there (issue 19: no parse and clone of an object).
+ */
+export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & { headers: string };
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 export type DeliveryStatus = DeliveryRow["status"];
 
@@ -24,7 +28,26 @@ export interface JournalFilter {
 }
 
 const d = webhookDeliveries;
-const p = (name: string) => sql`${sql.placeholder(name)}`;
+
+/**
+ * The dispatcher's statements, in plain SQL run by better-sqlite3 with positional parameters (issue
+ * 19): each delivery goes through about five of them, and drizzle's per-run placeholder filling and
+ * row mapping cost more than SQLite's own work. A claim's writes take the chunk's seqs as one JSON
+ * array (json_each): one statement per chunk rather than one per row.
+ */
+const DUE_COLUMNS = `seq, id, order_key AS orderKey, url, headers, body, attempt_count AS attemptCount`;
+const HOT = {
+  nextDue: `SELECT next_attempt_at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
+  due: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
+  parked: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND status = 'pending' AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
+  markInFlight: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))`,
+  park: `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE seq IN (SELECT value FROM json_each(?))`,
+  settle: `UPDATE webhook_deliveries SET status = ?, in_flight_since = NULL, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND in_flight_since IS NOT NULL`,
+  addAttempt: `INSERT INTO webhook_attempts (delivery_id, n, at, http_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`,
+  inFlight: `SELECT seq, id FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND in_flight_since IS NOT NULL`,
+  promote: `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE seq = (SELECT seq FROM webhook_deliveries WHERE order_key = ? AND status = 'pending' ORDER BY seq LIMIT 1) AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
+} as const;
+type HotName = keyof typeof HOT;
 
 /**
  * Invariant kept by the outbox and the dispatcher: among the pending rows of one orderKey only the
@@ -32,60 +55,11 @@ const p = (name: string) => sql`${sql.placeholder(name)}`;
  * due index (status, next_attempt_at) alone answers "what is due, and when", in one probe.
  */
 export class WebhooksRepo {
-  private readonly nextDue;
-  private readonly due;
-  private readonly markInFlight;
-  private readonly settle;
-  private readonly addAttempt;
-  private readonly promote;
+  private readonly hot = new Map<HotName, Database.Statement>();
   private readonly pendingOfKey;
   private readonly add;
-  private readonly park;
-  private readonly parkedRow;
-  private readonly inFlightRow;
 
   constructor(private readonly db: Db) {
-    this.nextDue = lazy(() =>
-      db
-        .select({ at: d.nextAttemptAt })
-        .from(d)
-        .where(and(eq(d.status, "pending"), isNotNull(d.nextAttemptAt)))
-        .orderBy(asc(d.nextAttemptAt))
-        .limit(1)
-        .prepare(),
-    );
-    this.due = lazy(() =>
-      db
-        .select({
-          seq: d.seq,
-          id: d.id,
-          orderKey: d.orderKey,
-          url: d.url,
-          headers: d.headers,
-          body: d.body,
-          attemptCount: d.attemptCount,
-        })
-        .from(d)
-        .where(and(eq(d.status, "pending"), lte(d.nextAttemptAt, sql.placeholder("now"))))
-        .orderBy(asc(d.nextAttemptAt), asc(d.seq))
-        .limit(sql.placeholder("limit"))
-        .prepare(),
-    );
-    this.markInFlight = lazy(() =>
-      db
-        .update(d)
-        .set({ inFlightSince: p("at"), attemptCount: sql`${d.attemptCount} + 1`, nextAttemptAt: null, updatedAt: p("at") })
-        .where(eq(d.seq, sql.placeholder("seq")))
-        .prepare(),
-    );
-    this.settle = lazy(() =>
-      db
-        .update(d)
-        .set({ status: p("status") as SQL<DeliveryStatus>, inFlightSince: null, nextAttemptAt: p("next"), updatedAt: p("at") })
-        .where(and(eq(d.seq, sql.placeholder("seq")), isNotNull(d.inFlightSince)))
-        .prepare(),
-    );
-    this.addAttempt = preparedInsert(db.$client, webhookAttempts);
     this.pendingOfKey = lazy(() =>
       db
         .select({ seq: d.seq })
@@ -95,87 +69,56 @@ export class WebhooksRepo {
         .prepare(),
     );
     this.add = preparedInsert(db.$client, d);
-    this.park = lazy(() =>
-      db
-        .update(d)
-        .set({ nextAttemptAt: null })
-        .where(eq(d.seq, sql.placeholder("seq")))
-        .prepare(),
-    );
-    this.parkedRow = lazy(() =>
-      db
-        .select({
-          seq: d.seq,
-          id: d.id,
-          orderKey: d.orderKey,
-          url: d.url,
-          headers: d.headers,
-          body: d.body,
-          attemptCount: d.attemptCount,
-        })
-        .from(d)
-        .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.status, "pending"), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
-        .prepare(),
-    );
-    this.inFlightRow = lazy(() =>
-      db
-        .select({ seq: d.seq })
-        .from(d)
-        .where(and(eq(d.seq, sql.placeholder("seq")), eq(d.id, sql.placeholder("id")), isNotNull(d.inFlightSince)))
-        .prepare(),
-    );
-    const head = db
-      .select({ seq: d.seq })
-      .from(d)
-      .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
-      .orderBy(asc(d.seq))
-      .limit(1);
-    this.promote = lazy(() =>
-      db
-        .update(d)
-        .set({ nextAttemptAt: p("at"), updatedAt: p("at") })
-        .where(and(eq(d.seq, head), isNull(d.nextAttemptAt), isNull(d.inFlightSince)))
-        .prepare(),
-    );
+  }
+
+  /** A hot statement, prepared on first use. */
+  private stmt(name: HotName): Database.Statement {
+    let st = this.hot.get(name);
+    if (!st) {
+      st = this.db.$client.prepare(HOT[name]);
+      this.hot.set(name, st);
+    }
+    return st;
   }
 
   nextDueAt(): number | undefined {
-    return this.nextDue.get()?.at ?? undefined;
+    return (this.stmt("nextDue").pluck().get() as number | undefined) ?? undefined;
   }
 
   dueRows(now: number, limit: number): DueRow[] {
-    return this.due.all({ now, limit });
+    return this.stmt("due").all(now, limit) as DueRow[];
   }
 
   /**
-   * Takes a due row off the due index while it waits in memory for its destination's turn (the
-   * dispatcher's per-destination limit). A crash leaves it an orphan head, which recover() re-dues.
+   * Takes due rows off the due index while they wait in memory for their destination's turn (the
+   * dispatcher's per-destination limit). A crash leaves them orphan heads, which recover() re-dues.
    */
-  parkRow(seq: number): void {
-    this.park.run({ seq });
+  parkRows(seqs: number[]): void {
+    if (seqs.length > 0) this.stmt("park").run(JSON.stringify(seqs));
   }
 
-  /** A parked row, if it is still parked (not reset, settled or claimed meanwhile). */
-  parked(seq: number): DueRow | undefined {
-    return this.parkedRow.get({ seq });
+  /** Of these parked rows, those still parked (not reset, settled or claimed meanwhile), in no order. */
+  parkedRows(seqs: number[]): DueRow[] {
+    return seqs.length === 0 ? [] : (this.stmt("parked").all(JSON.stringify(seqs)) as DueRow[]);
   }
 
-  markInFlightRow(seq: number, at: number): void {
-    this.markInFlight.run({ seq, at });
+  /** Marks rows in flight (their attempt started at `at`): off the due index, attempt count + 1. */
+  markInFlightRows(seqs: number[], at: number): void {
+    if (seqs.length > 0) this.stmt("markInFlight").run(at, at, JSON.stringify(seqs));
   }
 
   /** Ends an in-flight attempt; false when the row is gone or no longer in flight (reset meanwhile). */
   settleRow(seq: number, status: DeliveryStatus, next: number | null, at: number): boolean {
-    return this.settle.run({ seq, status, next, at }).changes > 0;
+    return this.stmt("settle").run(status, next, at, seq).changes > 0;
   }
 
   insertAttempt(a: Omit<AttemptRow, "id">): void {
-    this.addAttempt(a);
+    this.stmt("addAttempt").run(a.deliveryId, a.n, a.at, a.httpStatus, a.error, a.durationMs);
   }
 
   /** Makes the next pending row of `orderKey` (if any) due at `at`; true when there was one. */
   promoteNext(orderKey: string, at: number): boolean {
-    return this.promote.run({ orderKey, at }).changes > 0;
+    return this.stmt("promote").run(at, at, orderKey).changes > 0;
   }
 
   hasPending(orderKey: string): boolean {
@@ -220,9 +163,19 @@ export class WebhooksRepo {
     );
   }
 
-  /** Whether the row `seq` is still delivery `id` and in flight (not rolled back with its request's savepoint). */
-  isInFlight(seq: number, id: string): boolean {
-    return this.inFlightRow.get({ seq, id }) !== undefined;
+  /**
+   * Of these (seq, id) pairs, the seqs whose row is still that delivery and in flight (not rolled
+   * back with its request's savepoint): one statement for a batch's taken deliveries.
+   */
+  stillInFlight(rows: ReadonlyArray<{ seq: number; id: string }>): Set<number> {
+    const kept = new Set<number>();
+    if (rows.length === 0) return kept;
+    const ids = new Map<number, string>();
+    for (const r of rows) ids.set(r.seq, r.id);
+    for (const r of this.stmt("inFlight").all(JSON.stringify([...ids.keys()])) as Array<{ seq: number; id: string }>) {
+      if (ids.get(r.seq) === r.id) kept.add(r.seq);
+    }
+    return kept;
   }
 
   /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */
