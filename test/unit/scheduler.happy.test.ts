@@ -133,9 +133,19 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
     const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
     const sub = subscribe(token());
     s.clock.advanceTo(at("2026-05-20T10:00:00Z")); // no runner: nothing ran on the way
-    expect(drain(sched)).toEqual({ charges: 4 });
+    // one charge per subscription and batch: the next missed date comes back in the next batch
+    expect(sched.run(s.clock.nowMs())).toEqual({ charges: 1 });
+    expect(drain(sched)).toEqual({ charges: 3 });
     expect(chargesOf(sub.subscriptionId as string)).toEqual(["2026-02-15", "2026-03-15", "2026-04-15", "2026-05-15"]);
     expect(drain(sched)).toEqual({ charges: 0 });
+    // their callbacks share the subscription's orderKey: only the first is due, the others wait behind it
+    const due = s.ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.subscriptionId, sub.subscriptionId as string))
+      .all()
+      .map((d) => d.nextAttemptAt !== null);
+    expect(due).toEqual([true, false, false, false]);
   });
 
   it("each subscription's charge, schedule move and callback commit together: a failure in one leaves no trace of it", () => {
