@@ -25,7 +25,19 @@ export function parseInstant(value: string): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-export const toIso = (ms: number): string => new Date(ms).toISOString();
+/**
+ * ISO 8601 UTC of a virtual instant. The last one is kept: a billing run formats the same instant
+ * for every charge's event (issue 19: 1% of a 1,000,000-charge advance).
+ */
+export function toIso(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString(); // an invalid instant throws here, as before, and is never kept
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}
+let lastIsoMs = Number.NaN;
+let lastIso = "";
 
 /** `YYYY-MM-DD` of a virtual instant, in UTC. */
 export const toDateString = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

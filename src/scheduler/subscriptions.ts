@@ -14,11 +14,12 @@ import type { DueWork } from "./due-work.js";
 export const SCHEDULER_TICK_MS = 5 * 60_000;
 
 /**
- * Subscriptions read per database transaction and per run(): memory stays flat however many are
- * due. A batch also ends at the runner's deadline (a few ms of charges, issue 19), so a long clock
- * advance yields to other requests between batches however slow a charge is.
+ * Subscriptions handled per database transaction and per run() at most (read a page at a time):
+ * memory stays flat however many are due. A batch also ends at the runner's deadline (a few ms of
+ * charges, issue 19), which is what bounds it in the server, so a long clock advance yields to
+ * other requests between batches however slow a charge is.
  */
-export const SUBSCRIPTION_BATCH = 100;
+export const SUBSCRIPTION_BATCH = 500;
 
 /** The first scheduler tick at or after `ms`. */
 export const tickAtOrAfter = (ms: number): number => Math.ceil(ms / SCHEDULER_TICK_MS) * SCHEDULER_TICK_MS;
@@ -42,18 +43,10 @@ export class SubscriptionScheduler implements DueWork {
     private readonly subscriptions: BillingSource,
     private readonly clock: Clock,
     private readonly batch = SUBSCRIPTION_BATCH,
-  ) {
-    this.fit = batch;
-  }
+  ) {}
 
   /** The tick whose charges did not all fit in one batch: the next run() continues it at that instant. */
   private resumeAt: number | undefined;
-  /**
-   * Rows to read for the next batch: about what the last one handled before its deadline (a
-   * quarter more), so a batch that stops at the deadline reads few rows it does not reach (they
-   * are read again by the next one). Never more than `batch`; back to it once a batch fits.
-   */
-  private fit: number;
 
   nextDueAt(): number | undefined {
     // a running clock (time scale) moves on while a tick's batches run: they stay that tick's
@@ -70,11 +63,8 @@ export class SubscriptionScheduler implements DueWork {
    */
   run(now: number, deadline?: number): { charges: number } {
     const at = this.resumeAt ?? now;
-    const limit = this.fit;
-    const { rows, charges, more } = this.subscriptions.runDue(at, limit, deadline);
+    const { charges, more } = this.subscriptions.runDue(at, this.batch, deadline);
     this.resumeAt = more ? at : undefined;
-    // stopped by the deadline: read about as many next time; else as many as allowed
-    this.fit = more && rows < limit ? Math.min(this.batch, Math.max(1, Math.ceil(rows * 1.25))) : this.batch;
     return { charges };
   }
 }

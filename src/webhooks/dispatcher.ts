@@ -274,6 +274,29 @@ export class WebhookDispatcher implements DueWork {
     return dest === undefined || (dest.active < this.concurrency && dest.queue.length === 0);
   }
 
+  /**
+   * Whether a delivery the outbox is about to write, due now, can be written parked: its
+   * destination is known and full, so a claim would only park it (issue 19: during a long advance
+   * nearly every callback; this skips its due-index entry, the claim's read and the park UPDATE).
+   */
+  canPark(url: string): boolean {
+    if (this.stopped) return false;
+    const dest = this.dests.get(destinationOf(url));
+    return dest !== undefined && dest.active >= this.concurrency;
+  }
+
+  /**
+   * A delivery the outbox wrote parked after canPark: queued behind its destination's parked rows.
+   * If its write is rolled back, the claim that reaches it finds the row gone (or another id at
+   * that seq) and skips it, as for a row reset or settled meanwhile.
+   */
+  park(seq: number, id: string, url: string, at: number): void {
+    const dest = this.dest(destinationOf(url));
+    if (this.parkedCount === 0) this.parkedAt = at;
+    this.parkedCount++;
+    dest.queue.push({ seq, id });
+  }
+
   /** A delivery the outbox wrote in flight after canTake: counted against its destination now, sent after the COMMIT. */
   take(row: DueRow, at: number): void {
     const key = destinationOf(row.url);
@@ -405,7 +428,10 @@ export class WebhookDispatcher implements DueWork {
     for (const f of flights) {
       this.flights.delete(f.row.seq);
       const dest = this.dests.get(f.dest);
-      if (dest) dest.active = Math.max(0, dest.active - 1);
+      if (!dest) continue;
+      dest.active = Math.max(0, dest.active - 1);
+      // room again: rows parked behind it (by a claim, or by the outbox) go with the next claim
+      if (dest.queue.length > 0) this.ready.add(f.dest);
     }
   }
 

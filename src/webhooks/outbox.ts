@@ -17,6 +17,8 @@ export interface OutboxDispatch {
   wake(): void;
   canTake(url: string): boolean;
   take(row: DueRow, at: number): void;
+  canPark(url: string): boolean;
+  park(seq: number, id: string, url: string, at: number): void;
 }
 
 /** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
@@ -39,6 +41,12 @@ export interface EnqueueInput {
    * earlier delivery can be pending and the check is skipped (issue 12: one index probe per create).
    */
   first?: boolean;
+  /**
+   * Whether an earlier delivery of the orderKey is pending, when the caller already asked
+   * (`pendingOrderKeys`, in this same transaction, before any other enqueue of that key): the
+   * outbox then skips its own probe (issue 19: the billing run asks once per batch).
+   */
+  pending?: boolean;
   /** The transactionStatus the body reports (journal filter and display). */
   eventStatus: string;
   body: Record<string, unknown>;
@@ -80,9 +88,10 @@ export class Outbox {
   /**
    * Every enqueue tells the dispatcher, so no caller can forget to: a delivery that is due at once
    * and whose destination has room (in the server's group-commit batches) is written already in
-   * flight and handed over (`take`: no claim, issue 12); any other is written and `wake` runs (a
+   * flight and handed over (`take`: no claim, issue 12); one due at once whose destination is full
+   * is written parked and queued (`park`, issue 19); any other is written and `wake` runs (a
    * claim at the group commit, or a run of the due work after the enqueuing transaction has
-   * committed). A rolled-back enqueue only costs an empty run.
+   * committed). A rolled-back enqueue only costs an empty run (or a queued row found gone).
    */
   constructor(
     db: Db,
@@ -91,6 +100,11 @@ export class Outbox {
     private readonly dispatch?: OutboxDispatch,
   ) {
     this.repo = new WebhooksRepo(db);
+  }
+
+  /** Which of `orderKeys` have a pending delivery now (in the caller's transaction): one statement for a batch. */
+  pendingOrderKeys(orderKeys: readonly string[]): Set<string> {
+    return orderKeys.length === 0 ? new Set() : this.repo.pendingOrderKeys(orderKeys);
   }
 
   /**
@@ -104,7 +118,7 @@ export class Outbox {
     const now = this.clock.nowMs();
     const id = this.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
-    const blocked = input.first ? false : this.repo.hasPending(orderKey);
+    const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
     const rates = input.merchant.webhookChaos;
     const row = {
       id,
@@ -131,6 +145,13 @@ export class Outbox {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
       this.dispatch.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
+      return id;
+    }
+    if (!rates && !blocked && this.dispatch?.canPark(url)) {
+      // its destination is full: written already parked (no due time) and queued behind the others,
+      // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (issue 19)
+      const seq = this.repo.insert({ ...row, nextAttemptAt: null });
+      this.dispatch.park(seq, id, url, now);
       return id;
     }
     this.dispatch?.wake();

@@ -57,6 +57,7 @@ type HotName = keyof typeof HOT;
 export class WebhooksRepo {
   private readonly hot = new Map<HotName, Database.Statement>();
   private readonly pendingOfKey;
+  private readonly pendingOfKeys;
   private readonly add;
 
   constructor(private readonly db: Db) {
@@ -67,6 +68,15 @@ export class WebhooksRepo {
         .where(and(eq(d.orderKey, sql.placeholder("orderKey")), eq(d.status, "pending")))
         .limit(1)
         .prepare(),
+    );
+    // the same probe as pendingOfKey (webhook_order_idx) for each key of a JSON array
+    this.pendingOfKeys = lazy(() =>
+      db.$client
+        .prepare(
+          `SELECT k.value FROM json_each(?) k WHERE EXISTS
+            (SELECT 1 FROM "webhook_deliveries" w WHERE w."order_key" = k.value AND w."status" = 'pending')`,
+        )
+        .pluck(),
     );
     this.add = preparedInsert(db.$client, d);
   }
@@ -123,6 +133,11 @@ export class WebhooksRepo {
 
   hasPending(orderKey: string): boolean {
     return this.pendingOfKey.get({ orderKey }) !== undefined;
+  }
+
+  /** Which of `orderKeys` have a pending delivery: one statement for a batch (issue 19), as hasPending each. */
+  pendingOrderKeys(orderKeys: readonly string[]): Set<string> {
+    return new Set(this.pendingOfKeys.all(JSON.stringify(orderKeys)) as string[]);
   }
 
   inFlightRows(): DeliveryRow[] {

@@ -6,6 +6,7 @@
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { inTransaction } from "../../src/db/client.js";
 import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { enqueueCard, makeCtx, startSilentServer, type TestCtx } from "./webhooks.support.js";
@@ -85,6 +86,39 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     const entries = t.ctx.journal.list({ limit: 10 });
     expect(entries.map((e) => e.attempts.length)).toEqual([1, 1, 1, 1, 1]);
     expect(entries.every((e) => e.status === "pending" && e.nextAttemptAt !== null)).toBe(true);
+  });
+
+  it("a callback due while its destination is full is written parked and goes out in its turn, each attempt once (issue 19)", async () => {
+    const { t, silent } = await setup(2);
+    for (let i = 0; i < 2; i++) enqueueCard(t.ctx, silent.url, `tx_f${i}`);
+    t.ctx.work.poke();
+    await silent.waitForHits(2);
+    await until(() => t.ctx.webhooks.inFlight === 2);
+    // the destination is full: these are written parked (no due time), as a claim would have parked them
+    const later = [0, 1, 2].map((i) => enqueueCard(t.ctx, silent.url, `tx_l${i}`));
+    const behind = enqueueCard(t.ctx, silent.url, "tx_l0", "REFUNDED"); // ordered behind tx_l0's: blocked, as always
+    // one whose write is rolled back leaves nothing to send
+    expect(() =>
+      inTransaction(t.ctx.db, () => {
+        enqueueCard(t.ctx, silent.url, "tx_gone");
+        throw new Error("rolled back");
+      }),
+    ).toThrow("rolled back");
+    for (const id of [...later, behind]) {
+      expect(t.ctx.journal.get(id)).toMatchObject({ status: "pending", nextAttemptAt: null, attempts: [] });
+    }
+    expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // nothing is due until a request ends
+    const run = t.ctx.work.runUntil();
+    await silent.close(); // the two hung requests fail; the next ones are refused
+    await run;
+    const entries = t.ctx.journal.list({ limit: 10 });
+    expect(JSON.stringify(entries)).not.toContain("tx_gone");
+    expect(entries).toHaveLength(6);
+    // every one attempted once (tx_l0's second only after its first settled: it failed, so it waits)
+    const attempts = Object.fromEntries(entries.map((e) => [e.id, e.attempts.length]));
+    expect([...later].map((id) => attempts[id])).toEqual([1, 1, 1]);
+    expect(attempts[behind]).toBe(0);
+    expect(entries.filter((e) => e.attempts.length > 1)).toEqual([]);
   });
 
   it("shutdown: a request that answers within the grace is recorded as usual, a hung one as interrupted", async () => {

@@ -61,9 +61,22 @@ export function slotIndexAt(anchor: string, p: Period, date: string): number {
   return k;
 }
 
-/** The first slot strictly after `date`: where a successful charge on `date` moves the schedule. */
-export const slotAfter = (anchor: string, p: Period, date: string): string =>
-  slotDate(anchor, p, slotIndexAt(anchor, p, date) + 1);
+/**
+ * The first slot strictly after `date`: where a successful charge on `date` moves the schedule.
+ * Remembered (a pure function): a billing run moves many subscriptions of the same start date and
+ * period from the same date, and the month arithmetic was 3% of a charge (issue 19).
+ */
+export function slotAfter(anchor: string, p: Period, date: string): string {
+  const key = `${anchor} ${p.frequency} ${p.interval} ${date}`;
+  let slot = slotsAfter.get(key);
+  if (slot === undefined) {
+    slot = slotDate(anchor, p, slotIndexAt(anchor, p, date) + 1);
+    if (slotsAfter.size >= 10_000) slotsAfter.clear();
+    slotsAfter.set(key, slot);
+  }
+  return slot;
+}
+const slotsAfter = new Map<string, string>();
 
 /** The first slot on or after `date`: where a resumed subscription charges next. */
 export function slotOnOrAfter(anchor: string, p: Period, date: string): string {

@@ -26,7 +26,14 @@ import type { CardOnFile } from "../payments/card.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
 import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
 import { addDays, midnightOf, slotAfter } from "./schedule.js";
-import { type DueRow, SCHEDULED_STATUSES, type SubscriptionRow, type SubscriptionsRepo } from "./subscriptions.repo.js";
+import {
+  DUE_START,
+  type DueCursor,
+  type DueRow,
+  SCHEDULED_STATUSES,
+  type SubscriptionRow,
+  type SubscriptionsRepo,
+} from "./subscriptions.repo.js";
 import {
   anchorOf,
   assertSubscriptionMove,
@@ -37,6 +44,9 @@ import {
   type SubscriptionVia,
   visibleNext,
 } from "./subscriptions.rules.js";
+
+/** Due rows read at a time within a batch. */
+const DUE_PAGE = 32;
 
 export interface BillingDeps {
   db: Db;
@@ -121,27 +131,51 @@ export class SubscriptionBilling {
   ): { rows: number; charges: number; more: boolean } {
     let rows = 0;
     let charges = 0;
+    // handled in this batch: a row whose next slot is still due comes back after the cursor; it
+    // waits for the next batch, as when a batch was one read (and the pending answers stay true)
+    const handled = new Set<string>();
+    let skipped = false;
     for (const status of SCHEDULED_STATUSES) {
-      if (rows >= limit) break;
-      for (const due of this.repo.dueRows(status, now, limit - rows)) {
-        if (rows > 0 && performance.now() > deadline) return { rows, charges, more: true };
-        rows++;
-        if (!isolate) {
-          if (this.handleDue(due, now)) charges++;
-          continue;
+      let after: DueCursor = DUE_START;
+      while (rows < limit) {
+        // a few rows at a time (keyset pages): a batch that ends at its deadline has read few it
+        // did not reach, however many it was allowed (issue 19)
+        const want = Math.min(DUE_PAGE, limit - rows);
+        const page = this.repo.dueRows(status, now, want, after);
+        after = page.end;
+        // which of them have an earlier §6.5 callback still pending (their orderKey is the
+        // subscription's id): asked once per page, not once per charge (issue 19)
+        let pending: Set<string> | undefined;
+        const pendingOf = (id: string) => {
+          pending ??= this.deps.outbox.pendingOrderKeys(page.rows.map((d) => d.sub.id));
+          return pending.has(id);
+        };
+        for (const due of page.rows) {
+          if (handled.has(due.sub.id)) {
+            skipped = true;
+            continue;
+          }
+          if (rows > 0 && performance.now() > deadline) return { rows, charges, more: true };
+          rows++;
+          handled.add(due.sub.id);
+          if (!isolate) {
+            if (this.handleDue(due, now, pendingOf)) charges++;
+            continue;
+          }
+          try {
+            if (this.deps.db.$client.transaction(() => this.handleDue(due, now, pendingOf))()) charges++;
+          } catch (err) {
+            this.deps.logger.error({ err, subscriptionId: due.sub.id }, "subscription charge failed; retrying in a day");
+            this.repo.update(due.sub.id, { nextChargeAt: now + DAY_MS, updatedAt: now });
+          }
         }
-        try {
-          if (this.deps.db.$client.transaction(() => this.handleDue(due, now))()) charges++;
-        } catch (err) {
-          this.deps.logger.error({ err, subscriptionId: due.sub.id }, "subscription charge failed; retrying in a day");
-          this.repo.update(due.sub.id, { nextChargeAt: now + DAY_MS, updatedAt: now });
-        }
+        if (page.rows.length < want) break;
       }
     }
-    return { rows, charges, more: rows >= limit };
+    return { rows, charges, more: rows >= limit || skipped };
   }
 
-  private handleDue({ sub, card }: DueRow, now: number): boolean {
+  private handleDue({ sub, card }: DueRow, now: number, pendingOf: (orderKey: string) => boolean): boolean {
     const chargeable =
       isScheduled(sub.status) && sub.nextChargeDate !== null && (!sub.endDate || sub.nextChargeDate <= sub.endDate);
     if (chargeable && midnightOf(sub.nextChargeDate as string) <= now) {
@@ -153,7 +187,7 @@ export class SubscriptionBilling {
         // settles later: onSettled applies the outcome and sends the callback
         this.schedule(sub, { nextChargeAt: null }, now);
       } else {
-        this.applyOutcome(sub, r.row, sub.nextChargeDate as string, now);
+        this.applyOutcome(sub, r.row, sub.nextChargeDate as string, now, pendingOf(sub.id));
       }
       return true;
     }
@@ -167,8 +201,11 @@ export class SubscriptionBilling {
     return false;
   }
 
-  /** A scheduled charge's final outcome: move the schedule and send the §6.5 callback. */
-  private applyOutcome(sub: SubscriptionRow, tx: TransactionRow, chargeDate: string, now: number): void {
+  /**
+   * A scheduled charge's final outcome: move the schedule and send the §6.5 callback. `pending`:
+   * whether an earlier callback of the subscription is still pending, when the caller knows.
+   */
+  private applyOutcome(sub: SubscriptionRow, tx: TransactionRow, chargeDate: string, now: number, pending?: boolean): void {
     const next: SubscriptionRow = { ...sub };
     if (tx.status === "SUCCEED") {
       next.chargeCount = sub.chargeCount + 1;
@@ -199,6 +236,7 @@ export class SubscriptionBilling {
       transactionId: tx.id,
       subscriptionId: sub.id,
       orderKey: sub.id,
+      ...(pending === undefined ? {} : { pending }),
       eventStatus: tx.status,
       body: {
         subscriptionId: sub.id,
