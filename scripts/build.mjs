@@ -5,8 +5,8 @@
 // cache (issue 19). Bundling halves cold start: one file to compile instead of hundreds of module
 // resolutions.
 // server.cjs is CommonJS so the loader can compile it with vm.Script and a code cache (Node 20 has
-// no compile cache for ES modules); `import.meta.url` in src/ becomes the file's URL there. A script
-// compiled with a code cache cannot import() (Node 20 loses its dynamic import callback), so what
+// no compile cache for ES modules); `import.meta.url` in src/ becomes the file's URL there. A script run
+// by vm cannot import() (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING: it was a 500 from /guide), so what
 // the server loads later is CommonJS too and is required: dist/guide-markdown.cjs.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario or

@@ -5,8 +5,8 @@
 // 1.7 MB bundle and the functions a start runs costs ~40 ms of every start on Node 20, which has
 // no `module.enableCompileCache` (Node >= 22.1 has one, but only for what its loaders load; this
 // works the same on both). The first run of a build writes the cache when it exits (or after 10 s,
-// if still running), with every function compiled by then, so later starts also skip compiling
-// the request path; a cache V8 rejects (another Node, other V8 flags) is written again. The cache
+// if still running), with every function compiled by then (the bytecode of what that run served too);
+// a cache V8 rejects (another Node, other V8 flags) is written again. The cache
 // is named by this build's id and the Node version and arch, so a stale one is never read. It goes
 // to dist/.cache, or the temp folder when dist/ is read-only (the Docker image writes its
 // own at build time).
@@ -36,11 +36,9 @@ function loadWithCodeCache() {
   }
   // the same wrapper Node's CommonJS loader puts around a module
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(file, "utf8")}\n})`;
-  const script = new vm.Script(source, {
-    filename: file,
-    cachedData,
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-  });
+  // no importModuleDynamically: the bundle never import()s (what it loads later is CommonJS and
+  // required), so an import() added by mistake fails on every run, not only on some
+  const script = new vm.Script(source, { filename: file, cachedData });
   const module = { exports: {} };
   script.runInThisContext().call(module.exports, module.exports, require, module, file, here);
   if (cachedData === undefined || script.cachedDataRejected) {
@@ -65,6 +63,5 @@ function loadWithCodeCache() {
   return module.exports;
 }
 
-const { main } =
-  process.sourceMapsEnabled || !vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ? require(file) : loadWithCodeCache();
+const { main } = process.sourceMapsEnabled ? require(file) : loadWithCodeCache();
 await main(process.argv.slice(2));

@@ -23,7 +23,7 @@ type Renderer = typeof import("./markdown.js");
 
 /**
  * From src/ (tsx, vitest) the TypeScript module; built, dist/guide-markdown.cjs beside the server's
- * bundle, required: the bundle runs from a code cache, which cannot import() (scripts/build.mjs).
+ * bundle, required: the bundle runs in vm.Script with a code cache, and cannot import() (scripts/build.mjs).
  */
 async function loadRenderer(): Promise<Renderer> {
   const here = import.meta.url;
