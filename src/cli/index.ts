@@ -14,6 +14,13 @@ import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 
+/** --target, --sandbox, --admin-token: the commands that talk to a running server (server-flags.ts). */
+const withServerFlags = (cmd: Command): Command =>
+  cmd
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--sandbox <id>", "a sandbox of that server (sbx_...) instead of the root")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN);
+
 export interface CliDeps {
   /** `paysandbox start`: serves until a signal. */
   start(config: Config): Promise<void>;
@@ -72,11 +79,8 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
       exit(await runCommand(files, opts));
     });
 
-  program
-    .command("listen")
+  withServerFlags(program.command("listen"))
     .description("print a sandbox's live events as they happen (one line each); reconnects by itself and resumes where it was")
-    .option("--target <url>", "the running server", "http://localhost:8080")
-    .option("--sandbox <id>", "a sandbox of that server (sbx_...) instead of the root")
     .option("--types <list>", "only these event types, comma-separated: transaction, webhook, clock, scenario, reset")
     .option(
       "--forward-to <url>",
@@ -85,23 +89,18 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .option("--json", "one JSON object per line: {id, event, data}")
     .option("--since <id>", "start after this event id (0: every event the server keeps); default: new events only")
     .option("--count <n>", "exit (status 0) after printing n events")
-    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .exitOverride()
     .showHelpAfterError()
     .action(async (opts: ListenOptions) => {
       exit(await listenCommand(opts));
     });
 
-  program
-    .command("record")
+  withServerFlags(program.command("record"))
     .description("write what was done in a sandbox as a steps file that `paysandbox run` replays (GET /_sandbox/recording)")
-    .option("--target <url>", "the running server", "http://localhost:8080")
-    .option("--sandbox <id>", "a sandbox of that server (sbx_...) instead of the root")
     .option("--out <file>", "write the file there (default: stdout)")
     .option("--from <iso>", "only calls made at or after this virtual time")
     .option("--to <iso>", "only calls made at or before this virtual time")
     .option("--json", "JSON instead of YAML")
-    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .exitOverride()
     .showHelpAfterError()
     .action(async (opts: RecordOptions) => {

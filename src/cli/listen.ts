@@ -14,17 +14,15 @@
  */
 import { EVENT_TYPES } from "../events/event-log.js";
 import { USAGE_ERROR } from "./run.js";
+import { type ServerFlags, serverConnection } from "./server-flags.js";
 import { type SseEvent, SseParser } from "./sse.js";
 
-export interface ListenOptions {
-  target?: string;
-  sandbox?: string;
+export interface ListenOptions extends ServerFlags {
   types?: string;
   forwardTo?: string;
   json?: boolean;
   since?: string;
   count?: string;
-  adminToken?: string;
 }
 
 export interface ListenIo {
@@ -50,11 +48,9 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
     io.err(`paysandbox listen: ${message}`);
     return USAGE_ERROR;
   };
-  const target = (opts.target ?? "http://localhost:8080").replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/]+/.test(target)) return usage(`--target: expected an http(s) URL, got ${JSON.stringify(opts.target)}`);
-  if (opts.sandbox !== undefined && !/^sbx_[0-9A-Za-z]+$/.test(opts.sandbox)) {
-    return usage(`--sandbox: expected a sandbox id (sbx_...), got ${JSON.stringify(opts.sandbox)}`);
-  }
+  const server = serverConnection(opts);
+  if ("error" in server) return usage(server.error);
+  const { base, auth } = server;
   const types = opts.types?.split(",").map((t) => t.trim());
   const unknown = types?.find((t) => !(EVENT_TYPES as readonly string[]).includes(t));
   if (unknown !== undefined) return usage(`--types: ${JSON.stringify(unknown)} is not one of ${EVENT_TYPES.join(", ")}`);
@@ -66,8 +62,6 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
   if (opts.count !== undefined && !/^[1-9]\d{0,8}$/.test(opts.count)) {
     return usage(`--count: expected a whole number from 1, got ${JSON.stringify(opts.count)}`);
   }
-  const base = opts.sandbox ? `${target}/sandboxes/${opts.sandbox}` : target;
-  const auth: Record<string, string> = opts.adminToken ? { Authorization: `Bearer ${opts.adminToken}` } : {};
   const count = opts.count === undefined ? Number.POSITIVE_INFINITY : Number(opts.count);
   // webhook events are needed to forward, whatever --types prints
   const query = new URLSearchParams();

@@ -9,15 +9,13 @@
 import { writeFileSync } from "node:fs";
 import { parseInstant } from "../platform/clock.js";
 import { USAGE_ERROR } from "./run.js";
+import { type ServerFlags, serverConnection } from "./server-flags.js";
 
-export interface RecordOptions {
-  target?: string;
-  sandbox?: string;
+export interface RecordOptions extends ServerFlags {
   out?: string;
   from?: string;
   to?: string;
   json?: boolean;
-  adminToken?: string;
 }
 
 export interface RecordIo {
@@ -35,11 +33,9 @@ export async function recordCommand(opts: RecordOptions, io: RecordIo = defaultI
     io.err(`paysandbox record: ${message}`);
     return USAGE_ERROR;
   };
-  const target = (opts.target ?? "http://localhost:8080").replace(/\/+$/, "");
-  if (!/^https?:\/\/[^/]+/.test(target)) return usage(`--target: expected an http(s) URL, got ${JSON.stringify(opts.target)}`);
-  if (opts.sandbox !== undefined && !/^sbx_[0-9A-Za-z]+$/.test(opts.sandbox)) {
-    return usage(`--sandbox: expected a sandbox id (sbx_...), got ${JSON.stringify(opts.sandbox)}`);
-  }
+  const server = serverConnection(opts);
+  if ("error" in server) return usage(server.error);
+  const { target, base } = server;
   const query = new URLSearchParams();
   for (const key of ["from", "to"] as const) {
     const value = opts[key];
@@ -47,10 +43,8 @@ export async function recordCommand(opts: RecordOptions, io: RecordIo = defaultI
     if (parseInstant(value) === undefined) return usage(`--${key}: expected an ISO 8601 date-time, got ${JSON.stringify(value)}`);
     query.set(key, value);
   }
-  const base = opts.sandbox ? `${target}/sandboxes/${opts.sandbox}` : target;
   const url = `${base}/_sandbox/recording${query.size > 0 ? `?${query}` : ""}`;
-  const headers: Record<string, string> = { accept: opts.json ? "application/json" : "application/yaml" };
-  if (opts.adminToken) headers.authorization = `Bearer ${opts.adminToken}`;
+  const headers = { accept: opts.json ? "application/json" : "application/yaml", ...server.auth };
   let text: string;
   try {
     const res = await fetch(url, { headers });

@@ -233,6 +233,21 @@ function badgeClass(status: string): string {
 export const Time: FC<{ ms: number }> = ({ ms }) => <time datetime={toIso(ms)}>{formatTime(ms)}</time>;
 
 /** The whole document around a page's content. */
+/** The skip link and the top bar FRAME_CSS styles (the dashboard's and the guide's pages): the brand, then what the page puts there. */
+export const TopBar: FC<PropsWithChildren<{ home: string; label: string }>> = ({ home, label, children }) => (
+  <>
+    <a class="skip" href="#main">
+      Skip to content
+    </a>
+    <header class="top">
+      <a class="brand" href={home}>
+        paysandbox<small>{label}</small>
+      </a>
+      {children}
+    </header>
+  </>
+);
+
 export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undefined; live?: Live | undefined }>> = ({
   title,
   frame,
@@ -256,13 +271,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
       ) : null}
     </head>
     <body>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header class="top">
-        <a class="brand" href="/">
-          paysandbox<small>dashboard</small>
-        </a>
+      <TopBar home="/" label="dashboard">
         {frame ? (
           <nav class="main" aria-label="Sections">
             <ul>
@@ -297,7 +306,7 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
             <button type="submit">Log out</button>
           </form>
         ) : null}
-      </header>
+      </TopBar>
       <main id="main" data-refresh={live?.refresh.join(",")} data-transaction={live?.transactionId}>
         {frame?.flash ? (
           <p class={`flash ${frame.flash.kind}`} role={frame.flash.kind === "error" ? "alert" : "status"} id="flash">

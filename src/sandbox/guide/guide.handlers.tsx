@@ -15,7 +15,7 @@ import type { Context } from "hono";
 import type { FC } from "hono/jsx";
 import type { AppEnv } from "../../http/env.js";
 import { notFound } from "../../platform/errors.js";
-import { FRAME_CSS } from "../dashboard/layout.js";
+import { FRAME_CSS, TopBar } from "../dashboard/layout.js";
 import { type GuideFile, GuideFiles, type PageEntry, packageRoot } from "./guide-files.js";
 import type { RenderedPage } from "./markdown.js";
 
@@ -74,13 +74,7 @@ const GuidePage: FC<{ page: RenderedPage; current: string | null; pages: PageEnt
       <style dangerouslySetInnerHTML={{ __html: CSS }} />
     </head>
     <body>
-      <a class="skip" href="#main">
-        Skip to content
-      </a>
-      <header class="top">
-        <a class="brand" href="/guide">
-          paysandbox<small>guide</small>
-        </a>
+      <TopBar home="/guide" label="guide">
         <nav class="main" aria-label="Sections">
           <ul>
             <li>
@@ -96,7 +90,7 @@ const GuidePage: FC<{ page: RenderedPage; current: string | null; pages: PageEnt
             </li>
           </ul>
         </nav>
-      </header>
+      </TopBar>
       <div class="wrap">
         <nav class="pages" aria-label="Guide pages">
           <h2>Guide</h2>
