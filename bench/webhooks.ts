@@ -15,6 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
+import { checkpointInBackground } from "../src/db/client.js";
+import { enableGroupCommit } from "../src/db/commit.js";
 import { ManualClock } from "../src/platform/clock.js";
 import { timeOrderedIds } from "../src/platform/ids.js";
 import { startCountingReceiver } from "./lib.js";
@@ -26,6 +28,10 @@ const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-webhooks-"));
 const receiver = await startCountingReceiver("/hooks?shop=bench");
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
 const ctx = createContext({ config: defaultConfig({ db: join(dir, "sandbox.db") }), clock, ids: timeOrderedIds(clock) });
+// the server's database settings (src/main.ts, src/compose.ts): one commit per turn of the event loop,
+// the WAL checkpointed by a background thread (SQLite's own checkpoints, fsyncs on the committing thread, off)
+enableGroupCommit(ctx.db.$client);
+const stopCheckpoints = checkpointInBackground(ctx.db, join(dir, "sandbox.db"));
 try {
   const merchant = ctx.merchants.byKey("sandbox_merchant_key");
   if (!merchant) throw new Error("built-in merchant missing");
@@ -86,6 +92,7 @@ try {
   );
 } finally {
   await ctx.webhooks.close();
+  await stopCheckpoints({ beforeClose: true });
   ctx.db.$client.close();
   receiver.stop();
   rmSync(dir, { recursive: true, force: true });
