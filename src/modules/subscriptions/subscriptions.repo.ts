@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, isNotNull, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
 import { lazy } from "../../db/lazy.js";
 import { cardTokens, subscriptions, transactions } from "../../db/schema/index.js";
