@@ -46,6 +46,8 @@ interface Waiter {
 class Connection {
   readonly s: Statements;
   grouped = false;
+  /** Savepoints rolled back on this connection so far (see `rollbacks`). */
+  rollbacks = 0;
   /** A batch is open: BEGIN ran, its COMMIT is scheduled. */
   open = false;
   private waiters: Waiter[] = [];
@@ -143,6 +145,7 @@ export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): 
     c.s.release.run();
     return result;
   } catch (err) {
+    c.rollbacks++;
     if (sqlite.inTransaction) {
       c.s.rollbackTo.run();
       c.s.release.run();
@@ -182,6 +185,15 @@ function runHook(sqlite: Database.Database, hook: CommitHook): (committed: boole
 /** Turns group commit on for this connection (the long-running server; tests keep per-call commits unless they ask). */
 export function enableGroupCommit(sqlite: Database.Database): void {
   connection(sqlite).grouped = true;
+}
+
+/**
+ * How many `inTransaction` savepoints have been undone on this connection so far: a caller that
+ * notes it when it writes and finds it unchanged before the COMMIT knows every write of its batch
+ * is still there (the dispatcher's taken deliveries) without reading them back.
+ */
+export function rollbacks(sqlite: Database.Database): number {
+  return CONNECTIONS.get(sqlite)?.rollbacks ?? 0;
 }
 
 /** Settles once what this turn wrote is committed; undefined when nothing is waiting to commit. */

@@ -1,4 +1,4 @@
-import { and, asc, Column, getTableName, gt, is, lte, max, min, sql, type Table } from "drizzle-orm";
+import { and, asc, Column, getTableName, gt, is, lte, min, sql, type Table } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
@@ -30,12 +30,8 @@ export class EventsRepo {
 
   constructor(db: Db) {
     this.add = preparedInsert(db.$client, e);
-    this.maxStmt = lazy(() =>
-      db
-        .select({ id: max(e.id) })
-        .from(e)
-        .prepare(),
-    );
+    // every group commit that wrote an event asks it (an atCommit hook of event-log.ts): plain SQL
+    this.maxStmt = lazy(() => db.$client.prepare(`SELECT max("id") FROM "${getTableName(e)}"`).pluck(true));
     this.minStmt = lazy(() =>
       db
         .select({ id: min(e.id) })
@@ -73,7 +69,7 @@ export class EventsRepo {
 
   /** The newest id, 0 when there is none. */
   newest(): number {
-    return this.maxStmt.get()?.id ?? 0;
+    return (this.maxStmt.get() as number | null) ?? 0;
   }
 
   /** The oldest id kept, or undefined when there is none. */

@@ -18,7 +18,7 @@
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction } from "../db/client.js";
-import { atCommit, batchOpen, commitNow } from "../db/commit.js";
+import { atCommit, batchOpen, commitNow, rollbacks } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -188,6 +188,8 @@ export class WebhookDispatcher implements DueWork {
   private stopped = false;
   /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
   private taken: Flight[] = [];
+  /** `rollbacks()` when the open batch's first delivery was taken. */
+  private takenRollbacks = 0;
   private readonly takenKey = {};
   private readonly attemptListeners: Array<(a: AttemptRecord) => void> = [];
 
@@ -307,6 +309,7 @@ export class WebhookDispatcher implements DueWork {
     dest.active++;
     const f: Flight = { row, n: row.attemptCount + 1, at, dest: key, abort: () => undefined };
     this.flights.set(row.seq, f);
+    if (this.taken.length === 0) this.takenRollbacks = rollbacks(this.db.$client);
     this.taken.push(f);
     atCommit(
       this.db.$client,
@@ -325,16 +328,20 @@ export class WebhookDispatcher implements DueWork {
 
   /** Just before the batch's COMMIT: what was taken and is still there (a rolled-back request took its row with it). */
   private sendTaken(): (committed: boolean) => void {
+    const rolledBack = rollbacks(this.db.$client) !== this.takenRollbacks;
     const flights = this.untake();
     let kept = flights;
-    try {
-      const still = this.repo.stillInFlight(flights.map((f) => f.row));
-      kept = flights.filter((f) => still.has(f.row.seq));
-      this.unclaim(flights.filter((f) => !kept.includes(f)));
-    } catch (err) {
-      // cannot happen short of a broken file (whose COMMIT then fails too); rather send them all
-      // than leave rows in flight that nobody sends
-      this.logger.error({ err }, "checking the webhooks taken in a batch failed; sending them all");
+    // no savepoint of the batch was undone since the first take: every taken row is still there
+    if (rolledBack) {
+      try {
+        const still = this.repo.stillInFlight(flights.map((f) => f.row));
+        kept = flights.filter((f) => still.has(f.row.seq));
+        this.unclaim(flights.filter((f) => !kept.includes(f)));
+      } catch (err) {
+        // cannot happen short of a broken file (whose COMMIT then fails too); rather send them all
+        // than leave rows in flight that nobody sends
+        this.logger.error({ err }, "checking the webhooks taken in a batch failed; sending them all");
+      }
     }
     return (committed) => {
       if (committed) this.start(kept);

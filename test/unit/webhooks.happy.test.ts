@@ -228,6 +228,49 @@ describe("webhook dispatcher: inside a group-commit batch (the server)", () => {
     expect(t.ctx.webhooks.inFlight).toBe(0);
   });
 
+  it("a batch's last request rolled back after enqueueing: its webhook is never sent", async () => {
+    enableGroupCommit(t.ctx.db.$client);
+    const kept = inTransaction(t.ctx.db, payment("tx_kept"));
+    expect(() =>
+      inTransaction(t.ctx.db, () => {
+        payment("tx_gone")();
+        throw new Error("declined after the enqueue");
+      }),
+    ).toThrow("declined");
+    await committed(t.ctx.db.$client);
+    await receiver.waitFor(1);
+    await t.ctx.work.runUntil();
+    expect(receiver.received.map((h) => (h.body as { transactionId: string }).transactionId)).toEqual(["tx_kept"]);
+    expect(t.ctx.journal.list({ limit: 10 }).map((e) => [e.id, e.status])).toEqual([[kept, "delivered"]]);
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+  });
+
+  it("a request rolled back before any webhook of the batch was taken holds none of them back", async () => {
+    enableGroupCommit(t.ctx.db.$client);
+    expect(() =>
+      inTransaction(t.ctx.db, () => {
+        throw new Error("declined before any enqueue");
+      }),
+    ).toThrow("declined");
+    const first = inTransaction(t.ctx.db, payment("tx_r1"));
+    const second = inTransaction(t.ctx.db, payment("tx_r2"));
+    await committed(t.ctx.db.$client);
+    await receiver.waitFor(2);
+    await t.ctx.work.runUntil();
+    expect(
+      t.ctx.journal
+        .list({ limit: 10 })
+        .map((e) => [e.id, e.status])
+        .sort(),
+    ).toEqual(
+      [
+        [first, "delivered"],
+        [second, "delivered"],
+      ].sort(),
+    );
+    expect(t.ctx.webhooks.inFlight).toBe(0);
+  });
+
   it("a batch whose COMMIT fails sends nothing", async () => {
     enableGroupCommit(t.ctx.db.$client);
     inTransaction(t.ctx.db, payment("tx_lost"));
