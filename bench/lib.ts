@@ -826,6 +826,8 @@ export interface CountingReceiver {
   url: string;
   /** How many requests it has answered so far. */
   received(): Promise<number>;
+  /** Its process (its CPU time is part of what a delivery costs the machine). */
+  pid: number;
   stop(): void;
 }
 
@@ -843,6 +845,7 @@ export function startCountingReceiver(path = "/hooks"): Promise<CountingReceiver
             proc.once("message", (msg) => res((msg as { received: number }).received));
             proc.send("count");
           }),
+        pid: proc.pid as number,
         stop: () => proc.kill("SIGTERM"),
       });
     });
