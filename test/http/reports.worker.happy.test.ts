@@ -193,6 +193,51 @@ describe("CSV lines", () => {
   });
 });
 
+describe("CSV chunks", () => {
+  it("hold the text's UTF-8 however it falls across them (characters of 1 to 4 bytes, lone surrogates)", () => {
+    const base: ReportDbRow = [
+      "tx_1",
+      "card_payment",
+      null,
+      "",
+      null,
+      null,
+      "SUCCEED",
+      null,
+      100,
+      "USD",
+      100,
+      "USD",
+      "1",
+      null,
+      null,
+      START,
+      START,
+      1,
+      null,
+    ];
+    const piece = fc.constantFrom("a", "ü", "€", "💳", "\ud83d", "\udcb3", '"', ",");
+    const row = fc.tuple(fc.array(piece, { maxLength: 50 }), fc.nat({ max: 40_000 })).map(([pieces, n]): ReportDbRow => {
+      const r = [...base] as ReportDbRow;
+      r[3] = pieces.join("").repeat(Math.ceil(n / Math.max(1, pieces.length)));
+      return r;
+    });
+    const line = (r: ReportDbRow) => `${COLUMNS.map((c) => csvField(c.text(toReportRow(r)))).join(",")}\r\n`;
+    const header = `${COLUMNS.map((c) => c.header).join(",")}\r\n`;
+    fc.assert(
+      fc.property(fc.array(fc.array(row, { maxLength: 6 }), { maxLength: 6 }), (pages) => {
+        const encoder = reportEncoder("CSV");
+        const chunks: Buffer[] = [];
+        for (const page of pages) chunks.push(...(encoder.push(page) as Buffer[]));
+        chunks.push(...(encoder.end() as Buffer[]));
+        const text = header + pages.flat().map(line).join("");
+        expect(Buffer.concat(chunks).equals(Buffer.from(text, "utf8"))).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
 describe("ISO times", () => {
   it("isoTime writes what toIso (Date#toISOString) writes, for any ms", () => {
     fc.assert(

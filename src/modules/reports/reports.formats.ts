@@ -162,28 +162,45 @@ function csvRow(r: ReportDbRow): string {
   return `${csvText(r[0])},${facts ? facts.reportType : csvText(r[1])},${facts ? facts.paymentMethod : ""},${csvText(r[2])},${csvText(r[3])},${csvText(r[4])},${csvText(r[5])},${csvText(r[6])},${csvText(r[7])},${csvAmount(r[8], r[9])},${csvText(r[9])},${csvAmount(r[10], r[11])},${csvText(r[11])},${csvText(r[12])},${mask},${isoTime(r[15])},${isoTime(r[16])}\r\n`;
 }
 
+const utf8 = new TextEncoder();
+
 function csvEncoder(): ReportEncoder {
-  // Each push is made bytes at once: the lines' strings (and the row values they point at) then
-  // die young, instead of surviving scavenges until a chunk is full (GC was a third of the time).
-  let held: Buffer[] = [Buffer.from(csvLine(REPORT_HEADERS), "utf8")];
-  let size = held[0]?.length ?? 0;
-  const take = (): Buffer[] => {
-    const out = size > 0 ? [held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held, size)] : [];
-    held = [];
-    size = 0;
-    return out;
+  // Each push's text is made bytes at once: the lines' strings (and the row values they point at)
+  // then die young, instead of surviving scavenges until a chunk is full (GC was a third of the
+  // time). The bytes are written straight into the chunk being filled, a buffer of its own that
+  // the worker moves to the request's thread when full: no piece per push to copy again into a
+  // chunk (Buffer.concat) and leave to the GC (~3% of a 1,000,000-row CSV's CPU).
+  let chunk = Buffer.allocUnsafeSlow(CSV_CHUNK);
+  let size = 0;
+  let out: Buffer[] = [];
+  const write = (text: string) => {
+    for (;;) {
+      const { read, written } = utf8.encodeInto(text, chunk.subarray(size));
+      size += written;
+      if (read === text.length) return;
+      out.push(size === chunk.length ? chunk : chunk.subarray(0, size));
+      chunk = Buffer.allocUnsafeSlow(CSV_CHUNK);
+      size = 0;
+      text = text.slice(read);
+    }
   };
+  const taken = (): Buffer[] => {
+    const full = out;
+    out = [];
+    return full;
+  };
+  write(csvLine(REPORT_HEADERS));
   return {
     push(rows) {
       let text = "";
       for (const r of rows) text += csvRow(r);
-      if (text.length > 0) {
-        const bytes = Buffer.from(text, "utf8");
-        held.push(bytes);
-        size += bytes.length;
-      }
-      return size >= CSV_CHUNK ? take() : [];
+      write(text);
+      return taken();
     },
-    end: take,
+    end() {
+      if (size > 0) out.push(chunk.subarray(0, size)); // the last push: the chunk is not written again
+      size = 0;
+      return taken();
+    },
   };
 }
