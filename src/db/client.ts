@@ -108,11 +108,18 @@ const CHECKPOINTER = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const dbs = new Map();
+// a WAL's frame count only ever falls when it restarts: counted, so the main thread knows a pause paid
+const pass = (d) => {
+  const [r] = d.db.pragma("wal_checkpoint(PASSIVE)");
+  if (r && r.log < d.log) d.restarts++;
+  if (r) d.log = r.log;
+  return r;
+};
 const timer = setInterval(() => {
   for (const [path, d] of dbs) {
     try {
-      const [r] = d.db.pragma("wal_checkpoint(PASSIVE)");
-      if (r && r.log >= d.restartFrames) parentPort.postMessage({ type: "long", path });
+      const r = pass(d);
+      if (r && r.log >= d.restartFrames) parentPort.postMessage({ type: "long", path, restarts: d.restarts });
     } catch {}
   }
 }, workerData.ms);
@@ -121,8 +128,13 @@ parentPort.on("message", (m) => {
     try {
       const db = new Database(m.path);
       db.pragma("busy_timeout = 1000");
-      dbs.set(m.path, { db, restartFrames: m.restartFrames });
+      dbs.set(m.path, { db, restartFrames: m.restartFrames, log: 0, restarts: 0 });
     } catch {}
+  } else if (m.type === "finish") {
+    // the main thread holds its background writes: copy what is left, so its next commit restarts the WAL
+    const d = dbs.get(m.path);
+    try { if (d) pass(d); } catch {}
+    parentPort.postMessage({ type: "finished", path: m.path });
   } else if (m.type === "remove") {
     const d = dbs.get(m.path);
     dbs.delete(m.path);
@@ -141,6 +153,36 @@ interface Checkpointed {
   stopping: boolean;
   /** A copy of the WAL's last frames waits for the open batch's COMMIT. */
   copyQueued?: boolean;
+  /** Settles when the thread has copied the WAL's last frames (background writes wait: `writesPaused`). */
+  paused?: Promise<void>;
+  resume?: () => void;
+  /** Pauses since the WAL last restarted (a write that came in during the copy defeats one). */
+  misses: number;
+  /** The thread's count of restarts it saw, when last told. */
+  restarts: number;
+}
+
+/** Pauses in a row that did not restart the WAL before the main connection copies the last frames itself. */
+const MAX_MISSES = 2;
+
+const ENTRIES = new WeakMap<Database.Database, Checkpointed>();
+
+/**
+ * While the checkpointer thread copies the WAL's last frames so that it restarts (a few to tens of
+ * ms of page copies and two fsyncs), a promise that settles when it is done: background writers (the
+ * due-work runner, the webhook dispatcher's recording of results) wait on it instead of writing
+ * frames the copy would miss. Undefined when no copy is under way. Requests are not held: a write
+ * of theirs only means the WAL restarts a little later.
+ */
+export function writesPaused(sqlite: Database.Database): Promise<void> | undefined {
+  return ENTRIES.get(sqlite)?.paused;
+}
+
+function resume(f: Checkpointed): void {
+  const go = f.resume;
+  f.paused = undefined;
+  f.resume = undefined;
+  go?.();
 }
 
 /** A WAL this long (bytes) starts the thread; until then SQLite has nothing worth copying back. */
@@ -194,9 +236,11 @@ function startThread(t: Checkpointer, ms: number): void {
   t.worker = worker;
   for (const [path, f] of t.files) worker.postMessage({ type: "add", path, restartFrames: f.restartFrames });
   // Under steady writes the thread never copies the very last frames, and the WAL restarts from
-  // the top only once wholly copied: past `restartFrames`, the main connection copies those few
-  // frames (a millisecond or two) so that its next commit restarts it.
-  worker.on("message", (m: { type: string; path?: string; ack?: number }) => {
+  // the top only once wholly copied: past `restartFrames`, the main connection holds its background
+  // writes while the thread copies those last frames, so that its next commit restarts it. Copied
+  // on the main thread instead (page copies and two fsyncs on the event loop: 10–30 ms during a
+  // long advance, issue 19) only when pauses keep missing (requests writing meanwhile).
+  worker.on("message", (m: { type: string; path?: string; ack?: number; restarts?: number }) => {
     if (m.type === "removed") {
       t.acks.get(m.ack as number)?.();
       t.acks.delete(m.ack as number);
@@ -204,10 +248,28 @@ function startThread(t: Checkpointer, ms: number): void {
       return;
     }
     const f = t.files.get(m.path as string);
-    if (!f || f.stopping || !f.sqlite.open) return;
+    if (m.type === "finished") {
+      if (f) resume(f);
+      return;
+    }
+    if (!f || f.stopping || !f.sqlite.open || f.paused) return;
+    if (m.restarts !== f.restarts) {
+      f.restarts = m.restarts ?? 0;
+      f.misses = 0;
+    }
     const copy = () => {
       f.copyQueued = false;
-      if (!f.stopping && f.sqlite.open && !f.sqlite.inTransaction) f.sqlite.pragma("wal_checkpoint(PASSIVE)");
+      if (f.stopping || !f.sqlite.open || f.sqlite.inTransaction || f.paused) return;
+      if (f.misses >= MAX_MISSES) {
+        f.misses = 0;
+        f.sqlite.pragma("wal_checkpoint(PASSIVE)");
+        return;
+      }
+      f.misses++;
+      f.paused = new Promise<void>((resolve) => {
+        f.resume = resolve;
+      });
+      worker.postMessage({ type: "finish", path: m.path });
     };
     if (!f.sqlite.inTransaction) copy();
     else if (!f.copyQueued) {
@@ -228,7 +290,10 @@ function startThread(t: Checkpointer, ms: number): void {
   // if the thread dies, SQLite checkpoints inside commits again, as it does by default
   worker.on("error", () => undefined);
   worker.on("exit", () => {
-    for (const f of t.files.values()) if (!f.stopping && f.sqlite.open) f.sqlite.pragma("wal_autocheckpoint = 1000");
+    for (const f of t.files.values()) {
+      resume(f);
+      if (!f.stopping && f.sqlite.open) f.sqlite.pragma("wal_autocheckpoint = 1000");
+    }
     for (const ack of t.acks.values()) ack();
     if (thread === t) thread = undefined;
   });
@@ -260,12 +325,14 @@ export function checkpointInBackground(
   sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
   const t = checkpointer(ms);
   const file = resolve(path);
-  const entry: Checkpointed = { sqlite, restartFrames, stopping: false };
+  const entry: Checkpointed = { sqlite, restartFrames, stopping: false, misses: 0, restarts: 0 };
   t.files.set(file, entry);
+  ENTRIES.set(sqlite, entry);
   t.worker?.postMessage({ type: "add", path: file, restartFrames });
   return async (opts: { beforeClose?: boolean } = {}) => {
     if (entry.stopping) return;
     entry.stopping = true;
+    resume(entry);
     if (t.files.get(file) === entry) t.files.delete(file);
     const worker = t.worker;
     if (!worker) return; // no thread yet: it holds no connection to the file

@@ -68,7 +68,14 @@ export class DueWorkRunner {
   private pokeScheduled = false;
   private pokeWaiters: Array<() => void> = [];
 
-  constructor(private readonly clock: Clock) {}
+  /**
+   * `writesPaused`: while it returns a promise, the runner waits for it before its next piece of
+   * work (the WAL's restart during a long advance: src/db/client.ts `writesPaused`).
+   */
+  constructor(
+    private readonly clock: Clock,
+    private readonly writesPaused: () => Promise<void> | undefined = () => undefined,
+  ) {}
 
   register(source: DueWork): void {
     this.sources.push(source);
@@ -120,6 +127,11 @@ export class DueWorkRunner {
       if (performance.now() - sliceStart > SLICE_MS) {
         // run in slices: let requests (health, payments, results of webhooks) in between
         await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      const paused = this.writesPaused();
+      if (paused) {
+        await paused;
         sliceStart = performance.now();
       }
       if (signal?.aborted) return ran;

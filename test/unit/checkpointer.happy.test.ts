@@ -1,10 +1,11 @@
 /**
  * The checkpointer thread (src/db/client.ts) starts only once a WAL grows past 1 MB (issue 19: an
- * idle server carries no second isolate), then copies the WAL back into the database file.
+ * idle server carries no second isolate), then copies the WAL back into the database file; past
+ * `restartFrames` it copies the last frames while background writes wait, so the WAL restarts.
  */
-import { statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkpointerState, checkpointInBackground, closeDb, openDb } from "../../src/db/client.js";
+import { checkpointerState, checkpointInBackground, closeDb, openDb, writesPaused } from "../../src/db/client.js";
 import { tempDbPath } from "../helpers/server.js";
 
 afterEach(() => {
@@ -42,6 +43,50 @@ describe("the checkpointer thread", () => {
 
     await stop({ beforeClose: true });
     expect(checkpointerState().files).toBe(0);
+    closeDb(db);
+  });
+
+  it("holds background writes while it copies the WAL's last frames, and the next write restarts the WAL", async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    const path = tempDbPath();
+    const db = openDb(path);
+    const stop = checkpointInBackground(db, path, 20, 100);
+    const sqlite = db.$client;
+    sqlite.exec("CREATE TABLE blob_rows (b BLOB)");
+    const insert = sqlite.prepare("INSERT INTO blob_rows VALUES (randomblob(4000))");
+    for (let i = 0; i < 420; i++) insert.run(); // past 1 MB: the thread starts (if no earlier test started it)
+    vi.advanceTimersByTime(1000);
+    vi.useRealTimers();
+    expect(checkpointerState().started).toBe(true);
+    const salts = () => {
+      // the WAL header's salts (bytes 16–23) change each time the WAL restarts from the top
+      const fd = openSync(`${path}-wal`, "r");
+      const b = Buffer.alloc(8);
+      readSync(fd, b, 0, 8, 16);
+      closeSync(fd);
+      return b.toString("hex");
+    };
+    const first = salts();
+    let pauses = 0;
+    let rows = 420;
+    // a background writer: a few rows a turn, waiting whenever writes are paused
+    const end = Date.now() + 10_000;
+    while (pauses === 0 || salts() === first) {
+      if (Date.now() > end) throw new Error("timed out");
+      const paused = writesPaused(sqlite);
+      if (paused) {
+        pauses++;
+        await paused;
+        expect(writesPaused(sqlite)).toBeUndefined();
+      }
+      for (let i = 0; i < 5; i++) insert.run();
+      rows += 5;
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(pauses).toBeGreaterThan(0);
+    expect(sqlite.prepare("SELECT count(*) AS n FROM blob_rows").get()).toEqual({ n: rows });
+    await stop({ beforeClose: true });
+    expect(writesPaused(sqlite)).toBeUndefined();
     closeDb(db);
   });
 });
