@@ -7,7 +7,7 @@
  */
 import pino from "pino";
 import type { Config } from "./config.js";
-import { type Db, openDb, writesPaused } from "./db/client.js";
+import { backgroundWrites, type Db, openDb } from "./db/client.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
@@ -118,7 +118,7 @@ export function createContext(opts: ContextOptions): AppContext {
   // platform-level services; the live events first: everything after may write them (CONTRACT §9)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const recorder = new Recorder(db, config.recordingKeep);
-  const work = new DueWorkRunner(clock, () => writesPaused(db.$client));
+  const work = new DueWorkRunner(clock, backgroundWrites(db.$client));
   const clockStore = new ClockStore(db, clock);
   const merchants = new MerchantService(db);
   merchants.seedBuiltin();

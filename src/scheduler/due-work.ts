@@ -57,6 +57,14 @@ export interface RunOptions {
  */
 export const SLICE_MS = 5;
 
+/** A background writer as the database sees it (src/db/client.ts backgroundWrites). */
+export interface BackgroundWrites {
+  /** While the WAL restarts: a promise to wait for before writing on. */
+  paused(): Promise<void> | undefined;
+  /** The writer started (true) or ended (false) a run of writes. */
+  running(on: boolean): void;
+}
+
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
 
 /** Safety net against a source that keeps reporting work it never does. */
@@ -69,12 +77,14 @@ export class DueWorkRunner {
   private pokeWaiters: Array<() => void> = [];
 
   /**
-   * `writesPaused`: while it returns a promise, the runner waits for it before its next piece of
-   * work (the WAL's restart during a long advance: src/db/client.ts `writesPaused`).
+   * `writes`: the database's view of the runner as a background writer (src/db/client.ts
+   * `backgroundWrites`): told while a run is under way, so that the WAL's restart during a long
+   * advance pauses it (`paused()` returns a promise: the runner waits for it before its next piece of
+   * work) rather than copying the WAL on the event loop.
    */
   constructor(
     private readonly clock: Clock,
-    private readonly writesPaused: () => Promise<void> | undefined = () => undefined,
+    private readonly writes: BackgroundWrites = { paused: () => undefined, running: () => undefined },
   ) {}
 
   register(source: DueWork): void {
@@ -119,6 +129,15 @@ export class DueWorkRunner {
   }
 
   private async runSerial(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
+    this.writes.running(true);
+    try {
+      return await this.runSteps(target, settle, signal);
+    } finally {
+      this.writes.running(false);
+    }
+  }
+
+  private async runSteps(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
     for (const source of this.sources) source.took?.(); // started before this run: not its work
     let until = target ?? this.clock.nowMs();
@@ -129,7 +148,7 @@ export class DueWorkRunner {
         await new Promise<void>((resolve) => setImmediate(resolve));
         sliceStart = performance.now();
       }
-      const paused = this.writesPaused();
+      const paused = this.writes.paused();
       if (paused) {
         await paused;
         sliceStart = performance.now();

@@ -5,7 +5,14 @@
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { checkpointerState, checkpointInBackground, closeDb, openDb, writesPaused } from "../../src/db/client.js";
+import {
+  backgroundWrites,
+  checkpointerState,
+  checkpointInBackground,
+  closeDb,
+  openDb,
+  writesPaused,
+} from "../../src/db/client.js";
 import { tempDbPath } from "../helpers/server.js";
 
 afterEach(() => {
@@ -46,7 +53,10 @@ describe("the checkpointer thread", () => {
     closeDb(db);
   });
 
-  it("holds background writes while it copies the WAL's last frames, and the next write restarts the WAL", async () => {
+  it.each([
+    ["a background writer runs: its writes wait while the thread copies the WAL's last frames", true],
+    ["requests alone write: the main connection copies the last frames itself, without a pause", false],
+  ])("%s, and the WAL restarts", async (_name, background) => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     const path = tempDbPath();
     const db = openDb(path);
@@ -69,9 +79,11 @@ describe("the checkpointer thread", () => {
     const first = salts();
     let pauses = 0;
     let rows = 420;
+    const writer = backgroundWrites(sqlite);
+    if (background) writer.running(true);
     // a background writer: a few rows a turn, waiting whenever writes are paused
     const end = Date.now() + 10_000;
-    while (pauses === 0 || salts() === first) {
+    while ((background && pauses === 0) || salts() === first) {
       if (Date.now() > end) throw new Error("timed out");
       const paused = writesPaused(sqlite);
       if (paused) {
@@ -83,7 +95,9 @@ describe("the checkpointer thread", () => {
       rows += 5;
       await new Promise((r) => setImmediate(r));
     }
-    expect(pauses).toBeGreaterThan(0);
+    if (background) writer.running(false);
+    if (background) expect(pauses).toBeGreaterThan(0);
+    else expect(pauses).toBe(0);
     expect(sqlite.prepare("SELECT count(*) AS n FROM blob_rows").get()).toEqual({ n: rows });
     await stop({ beforeClose: true });
     expect(writesPaused(sqlite)).toBeUndefined();
