@@ -178,6 +178,14 @@ export function writesPaused(sqlite: Database.Database): Promise<void> | undefin
   return ENTRIES.get(sqlite)?.paused;
 }
 
+/** A background writer as the database sees it (the due-work runner: src/scheduler/due-work.ts). */
+export interface BackgroundWrites {
+  /** While the WAL restarts: a promise to wait for before writing on. */
+  paused(): Promise<void> | undefined;
+  /** The writer started (true) or ended (false) a run of writes. */
+  running(on: boolean): void;
+}
+
 /** Runs of background writes under way per connection (the due-work runner's: `backgroundWrites`). */
 const RUNNING = new WeakMap<Database.Database, number>();
 
@@ -187,10 +195,7 @@ const RUNNING = new WeakMap<Database.Database, number>();
  * way: with requests alone writing, a pause would never restart the WAL (their writes go on), and
  * the WAL grew three pauses long between restarts (one-connection card payments: p99 4 → 8–9 ms).
  */
-export function backgroundWrites(sqlite: Database.Database): {
-  paused(): Promise<void> | undefined;
-  running(on: boolean): void;
-} {
+export function backgroundWrites(sqlite: Database.Database): BackgroundWrites {
   return {
     paused: () => writesPaused(sqlite),
     running: (on) => {

@@ -5,8 +5,11 @@
  * Values go through each column's own `mapFromDriverValue` (json, boolean), null stays null, as
  * drizzle does, so a row reads exactly as before; a column whose mapping is the identity skips the call.
  */
-import { Column, getTableColumns, getTableName } from "drizzle-orm";
+import { Column, getTableColumns, getTableName, is, type Table } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+
+/** A table's or a column's name, quoted for plain SQL. */
+export const sqlName = (x: Column | Table): string => `"${is(x, Column) ? x.name : getTableName(x)}"`;
 
 export interface RowReader<T> {
   /** The select list: every column, qualified by `alias`, in the reader's order. */
@@ -19,14 +22,20 @@ export interface RowReader<T> {
   read(raw: readonly unknown[], offset?: number): T;
 }
 
-export function rowReader<T extends SQLiteTable>(table: T, alias: string = getTableName(table)): RowReader<T["$inferSelect"]> {
-  const columns = Object.entries(getTableColumns(table));
+/** `only`: these columns alone, in this order (default: every column, in the table's order). */
+export function rowReader<T extends SQLiteTable, K extends keyof T["$inferSelect"] & string = keyof T["$inferSelect"] & string>(
+  table: T,
+  alias: string = getTableName(table),
+  only?: readonly K[],
+): RowReader<Pick<T["$inferSelect"], K>> {
+  const all: Record<string, Column> = getTableColumns(table);
+  const columns: Array<readonly [string, Column]> = only ? only.map((k) => [k, all[k] as Column] as const) : Object.entries(all);
   const keys = columns.map(([key]) => key);
   const maps = columns.map(([, col]) =>
     col.mapFromDriverValue === Column.prototype.mapFromDriverValue ? null : (v: unknown) => col.mapFromDriverValue(v),
   );
   return {
-    columns: columns.map(([, col]) => `"${alias}"."${col.name}"`).join(", "),
+    columns: columns.map(([, col]) => `"${alias}".${sqlName(col)}`).join(", "),
     width: columns.length,
     indexOf: (key) => keys.indexOf(key),
     read(raw, offset = 0) {
@@ -36,7 +45,7 @@ export function rowReader<T extends SQLiteTable>(table: T, alias: string = getTa
         const map = maps[i];
         row[keys[i] as string] = v === null || !map ? v : map(v);
       }
-      return row as T["$inferSelect"];
+      return row as Pick<T["$inferSelect"], K>;
     },
   };
 }

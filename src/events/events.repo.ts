@@ -1,15 +1,14 @@
-import { and, asc, Column, getTableName, gt, is, lte, min, sql, type Table } from "drizzle-orm";
+import { and, asc, gt, lte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
 import { events, merchants, webhookDeliveries } from "../db/schema/index.js";
+import { sqlName as q } from "../db/select.js";
 
 export type StoredEvent = typeof events.$inferSelect;
 export type NewEvent = Omit<StoredEvent, "id">;
 
 const ph = (name: string) => sql.placeholder(name);
-/** A table's or a column's name, quoted for plain SQL. */
-const q = (x: Column | Table) => `"${is(x, Column) ? x.name : getTableName(x)}"`;
 const e = events;
 const d = webhookDeliveries;
 
@@ -31,7 +30,7 @@ export class EventsRepo {
   constructor(db: Db) {
     this.add = preparedInsert(db.$client, e);
     // every group commit that wrote an event asks it (an atCommit hook of event-log.ts): plain SQL
-    this.maxStmt = lazy(() => db.$client.prepare(`SELECT max("id") FROM "${getTableName(e)}"`).pluck(true));
+    this.maxStmt = lazy(() => db.$client.prepare(`SELECT max(${q(e.id)}) FROM ${q(e)}`).pluck(true));
     this.minStmt = lazy(() =>
       db
         .select({ id: min(e.id) })

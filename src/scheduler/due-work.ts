@@ -6,6 +6,7 @@
  * of waiting would (CONTRACT §3 Time, §4 clock/advance).
  */
 import { performance } from "node:perf_hooks";
+import type { BackgroundWrites } from "../db/client.js";
 import type { Clock } from "../platform/clock.js";
 
 export interface DueWork {
@@ -56,14 +57,6 @@ export interface RunOptions {
  * waits at most about one slice for the event loop.
  */
 export const SLICE_MS = 5;
-
-/** A background writer as the database sees it (src/db/client.ts backgroundWrites). */
-export interface BackgroundWrites {
-  /** While the WAL restarts: a promise to wait for before writing on. */
-  paused(): Promise<void> | undefined;
-  /** The writer started (true) or ended (false) a run of writes. */
-  running(on: boolean): void;
-}
 
 export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
 

@@ -265,41 +265,40 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Whether a delivery the outbox is about to write can be taken on the spot: written already in
-   * flight (attempt 1 now) and sent right after the open group commit, with no due-index entry, no
-   * claim query and no claim UPDATE (issue 12). Only inside a batch, while this dispatcher runs,
-   * when its destination has room and no parked rows waiting before it.
+   * Where a delivery the outbox is about to write, due now, goes (one look at its destination):
+   * - "take": written already in flight (attempt 1 now) and sent right after the open group commit,
+   *   with no due-index entry, no claim query and no claim UPDATE (issue 12). Only inside a batch,
+   *   when its destination has room and no parked rows waiting before it;
+   * - "park": its destination is known and full, so a claim would only park it: written parked and
+   *   queued (issue 19: during a long advance nearly every callback; no due-index entry, claim read
+   *   or park UPDATE);
+   * - undefined: written due, for a claim to find (or this dispatcher is stopped).
    */
-  canTake(url: string): boolean {
-    if (this.stopped || !batchOpen(this.db.$client)) return false;
+  placement(url: string): "take" | "park" | undefined {
+    if (this.stopped) return undefined;
     const dest = this.dests.get(destinationOf(url));
-    return dest === undefined || (dest.active < this.concurrency && dest.queue.length === 0);
+    if (dest !== undefined && dest.active >= this.concurrency) return "park";
+    if (batchOpen(this.db.$client) && (dest === undefined || dest.queue.length === 0)) return "take";
+    return undefined;
   }
 
   /**
-   * Whether a delivery the outbox is about to write, due now, can be written parked: its
-   * destination is known and full, so a claim would only park it (issue 19: during a long advance
-   * nearly every callback; this skips its due-index entry, the claim's read and the park UPDATE).
-   */
-  canPark(url: string): boolean {
-    if (this.stopped) return false;
-    const dest = this.dests.get(destinationOf(url));
-    return dest !== undefined && dest.active >= this.concurrency;
-  }
-
-  /**
-   * A delivery the outbox wrote parked after canPark: queued behind its destination's parked rows.
+   * A delivery the outbox wrote parked ("park"): queued behind its destination's parked rows.
    * If its write is rolled back, the claim that reaches it finds the row gone (or another id at
    * that seq) and skips it, as for a row reset or settled meanwhile.
    */
   park(seq: number, id: string, url: string, at: number): void {
-    const dest = this.dest(destinationOf(url));
+    this.queueParked(this.dest(destinationOf(url)), seq, id, at);
+  }
+
+  /** A parked row waits in memory behind its destination's others. */
+  private queueParked(dest: Destination, seq: number, id: string, at: number): void {
     if (this.parkedCount === 0) this.parkedAt = at;
     this.parkedCount++;
     dest.queue.push({ seq, id });
   }
 
-  /** A delivery the outbox wrote in flight after canTake: counted against its destination now, sent after the COMMIT. */
+  /** A delivery the outbox wrote in flight ("take"): counted against its destination now, sent after the COMMIT. */
   take(row: DueRow, at: number): void {
     const key = destinationOf(row.url);
     // a request rolled back earlier in this batch may have freed this seq: forget what it took
@@ -416,9 +415,7 @@ export class WebhookDispatcher implements DueWork {
           inFlight.push(row.seq);
         } else {
           parked.push(row.seq);
-          if (this.parkedCount === 0) this.parkedAt = at;
-          this.parkedCount++;
-          dest.queue.push({ seq: row.seq, id: row.id });
+          this.queueParked(dest, row.seq, row.id, at);
         }
       }
       this.repo.markInFlightRows(inFlight, at);
@@ -432,14 +429,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** Claims whose writes were rolled back: forgotten (their rows are still due, or parked, in the database). */
   private unclaim(flights: Flight[]): void {
-    for (const f of flights) {
-      this.flights.delete(f.row.seq);
-      const dest = this.dests.get(f.dest);
-      if (!dest) continue;
-      dest.active = Math.max(0, dest.active - 1);
-      // room again: rows parked behind it (by a claim, or by the outbox) go with the next claim
-      if (dest.queue.length > 0) this.ready.add(f.dest);
-    }
+    for (const f of flights) this.leave(f.row.seq, f.dest);
   }
 
   /** Sends committed claims (one message to the sender thread); results are recorded as they come. */
@@ -682,15 +672,18 @@ export class WebhookDispatcher implements DueWork {
 
   /** The attempts whose results were just recorded (or dropped) leave the wire and free their destination's room. */
   private release(batch: Outcome[]): void {
-    for (const o of batch) {
-      this.flights.delete(o.row.seq);
-      const key = destinationOf(o.row.url);
-      const dest = this.dests.get(key);
-      if (!dest) continue;
-      dest.active = Math.max(0, dest.active - 1);
-      if (dest.queue.length > 0) this.ready.add(key);
-      else if (dest.active === 0) this.dests.delete(key);
-    }
+    for (const o of batch) this.leave(o.row.seq, destinationOf(o.row.url));
+  }
+
+  /** An attempt leaves the wire (claimed and undone, or its result in): its destination has room again. */
+  private leave(seq: number, key: string): void {
+    this.flights.delete(seq);
+    const dest = this.dests.get(key);
+    if (!dest) return;
+    dest.active = Math.max(0, dest.active - 1);
+    // rows parked behind it (by a claim, or by the outbox) go with the next claim
+    if (dest.queue.length > 0) this.ready.add(key);
+    else if (dest.active === 0) this.dests.delete(key);
   }
 
   /** DueWork: deliveries started by flush() (claimed with the results that made them due) since the last call. */

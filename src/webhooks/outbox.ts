@@ -12,12 +12,11 @@ import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
 import { type DueRow, type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
 
-/** What the outbox needs of the dispatcher (WebhookDispatcher): a wake, or a delivery taken on the spot. */
+/** What the outbox needs of the dispatcher (WebhookDispatcher): a wake, or a delivery taken or parked on the spot. */
 export interface OutboxDispatch {
   wake(): void;
-  canTake(url: string): boolean;
+  placement(url: string): "take" | "park" | undefined;
   take(row: DueRow, at: number): void;
-  canPark(url: string): boolean;
   park(seq: number, id: string, url: string, at: number): void;
 }
 
@@ -141,17 +140,18 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    if (!rates && !blocked && this.dispatch?.canTake(url)) {
+    const place = rates || blocked ? undefined : this.dispatch?.placement(url);
+    if (place === "take") {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.dispatch.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
+      this.dispatch?.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
       return id;
     }
-    if (!rates && !blocked && this.dispatch?.canPark(url)) {
+    if (place === "park") {
       // its destination is full: written already parked (no due time) and queued behind the others,
       // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (issue 19)
       const seq = this.repo.insert({ ...row, nextAttemptAt: null });
-      this.dispatch.park(seq, id, url, now);
+      this.dispatch?.park(seq, id, url, now);
       return id;
     }
     this.dispatch?.wake();

@@ -37,7 +37,7 @@ const d = webhookDeliveries;
  */
 const DUE_COLUMNS = `seq, id, order_key AS orderKey, url, headers, body, attempt_count AS attemptCount`;
 const HOT = {
-  nextDue: `SELECT next_attempt_at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
+  nextDue: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
   due: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
   parked: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND status = 'pending' AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
   markInFlight: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))`,
@@ -55,7 +55,8 @@ type HotName = keyof typeof HOT;
  * due index (status, next_attempt_at) alone answers "what is due, and when", in one probe.
  */
 export class WebhooksRepo {
-  private readonly hot = new Map<HotName, Database.Statement>();
+  /** The hot statements, each prepared on first use. */
+  private readonly hot: Record<HotName, Database.Statement>;
   private readonly pendingOfKey;
   private readonly pendingOfKeys;
   private readonly add;
@@ -79,24 +80,17 @@ export class WebhooksRepo {
         .pluck(),
     );
     this.add = preparedInsert(db.$client, d);
-  }
-
-  /** A hot statement, prepared on first use. */
-  private stmt(name: HotName): Database.Statement {
-    let st = this.hot.get(name);
-    if (!st) {
-      st = this.db.$client.prepare(HOT[name]);
-      this.hot.set(name, st);
-    }
-    return st;
+    const hot = {} as Record<HotName, Database.Statement>;
+    for (const name of Object.keys(HOT) as HotName[]) hot[name] = lazy(() => db.$client.prepare(HOT[name]));
+    this.hot = hot;
   }
 
   nextDueAt(): number | undefined {
-    return (this.stmt("nextDue").pluck().get() as number | undefined) ?? undefined;
+    return (this.hot.nextDue.get() as { at: number } | undefined)?.at;
   }
 
   dueRows(now: number, limit: number): DueRow[] {
-    return this.stmt("due").all(now, limit) as DueRow[];
+    return this.hot.due.all(now, limit) as DueRow[];
   }
 
   /**
@@ -104,31 +98,31 @@ export class WebhooksRepo {
    * dispatcher's per-destination limit). A crash leaves them orphan heads, which recover() re-dues.
    */
   parkRows(seqs: number[]): void {
-    if (seqs.length > 0) this.stmt("park").run(JSON.stringify(seqs));
+    if (seqs.length > 0) this.hot.park.run(JSON.stringify(seqs));
   }
 
   /** Of these parked rows, those still parked (not reset, settled or claimed meanwhile), in no order. */
   parkedRows(seqs: number[]): DueRow[] {
-    return seqs.length === 0 ? [] : (this.stmt("parked").all(JSON.stringify(seqs)) as DueRow[]);
+    return seqs.length === 0 ? [] : (this.hot.parked.all(JSON.stringify(seqs)) as DueRow[]);
   }
 
   /** Marks rows in flight (their attempt started at `at`): off the due index, attempt count + 1. */
   markInFlightRows(seqs: number[], at: number): void {
-    if (seqs.length > 0) this.stmt("markInFlight").run(at, at, JSON.stringify(seqs));
+    if (seqs.length > 0) this.hot.markInFlight.run(at, at, JSON.stringify(seqs));
   }
 
   /** Ends an in-flight attempt; false when the row is gone or no longer in flight (reset meanwhile). */
   settleRow(seq: number, status: DeliveryStatus, next: number | null, at: number): boolean {
-    return this.stmt("settle").run(status, next, at, seq).changes > 0;
+    return this.hot.settle.run(status, next, at, seq).changes > 0;
   }
 
   insertAttempt(a: Omit<AttemptRow, "id">): void {
-    this.stmt("addAttempt").run(a.deliveryId, a.n, a.at, a.httpStatus, a.error, a.durationMs);
+    this.hot.addAttempt.run(a.deliveryId, a.n, a.at, a.httpStatus, a.error, a.durationMs);
   }
 
   /** Makes the next pending row of `orderKey` (if any) due at `at`; true when there was one. */
   promoteNext(orderKey: string, at: number): boolean {
-    return this.stmt("promote").run(at, at, orderKey).changes > 0;
+    return this.hot.promote.run(at, at, orderKey).changes > 0;
   }
 
   hasPending(orderKey: string): boolean {
@@ -187,7 +181,7 @@ export class WebhooksRepo {
     if (rows.length === 0) return kept;
     const ids = new Map<number, string>();
     for (const r of rows) ids.set(r.seq, r.id);
-    for (const r of this.stmt("inFlight").all(JSON.stringify([...ids.keys()])) as Array<{ seq: number; id: string }>) {
+    for (const r of this.hot.inFlight.all(JSON.stringify([...ids.keys()])) as Array<{ seq: number; id: string }>) {
       if (ids.get(r.seq) === r.id) kept.add(r.seq);
     }
     return kept;

@@ -37,7 +37,8 @@ const CARD_KEYS = [
   "cardBrand",
   "cardProfile",
 ] as const satisfies readonly (keyof TokenCard)[];
-const DUE_SQL = `SELECT ${SUB.columns}, ${CARD_KEYS.map((k) => `"c"."${cardTokens[k].name}"`).join(", ")}, "s"."rowid"
+const CARD = rowReader(cardTokens, "c", CARD_KEYS);
+const DUE_SQL = `SELECT ${SUB.columns}, ${CARD.columns}, "s"."rowid"
   FROM "subscriptions" "s" LEFT JOIN "card_tokens" "c" ON "c"."token" = "s"."card_token"
   WHERE "s"."status" = ? AND "s"."next_charge_at" <= ? AND ("s"."next_charge_at", "s"."rowid") > (?, ?)
   ORDER BY "s"."next_charge_at", "s"."rowid" LIMIT ?`; // rowid follows the due index: no sort step
@@ -118,9 +119,9 @@ export class SubscriptionsRepo {
    */
   dueRows(status: string, now: number, limit: number, after: DueCursor = DUE_START): { rows: DueRow[]; end: DueCursor } {
     const raws = this.dueStmt.all(status, now, after[0], after[1], limit) as unknown[][];
-    const rows = raws.map((raw) => ({ sub: SUB.read(raw), card: raw[SUB.width] === null ? null : readCard(raw, SUB.width) }));
+    const rows = raws.map((raw) => ({ sub: SUB.read(raw), card: raw[SUB.width] === null ? null : CARD.read(raw, SUB.width) }));
     const last = raws[raws.length - 1];
-    const end: DueCursor = last ? [last[NEXT_CHARGE_AT] as number, last[SUB.width + CARD_KEYS.length] as number] : after;
+    const end: DueCursor = last ? [last[NEXT_CHARGE_AT] as number, last[SUB.width + CARD.width] as number] : after;
     return { rows, end };
   }
 
@@ -128,10 +129,4 @@ export class SubscriptionsRepo {
   latestCharge(id: string): LatestCharge | undefined {
     return this.latestStmt.get({ id });
   }
-}
-
-function readCard(raw: readonly unknown[], offset: number): TokenCard {
-  const card: Record<string, unknown> = {};
-  for (let i = 0; i < CARD_KEYS.length; i++) card[CARD_KEYS[i] as string] = raw[offset + i];
-  return card as unknown as TokenCard;
 }
