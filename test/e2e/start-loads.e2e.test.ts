@@ -50,4 +50,11 @@ describe("a start", () => {
     await busy.stop();
     expect(used.loaded()).toContain("yaml");
   });
+
+  it("compiles bundles V8 keeps as one-byte text (no character above U+00FF, scripts/build.mjs)", () => {
+    for (const name of readdirSync(join(ROOT, "dist")).filter((f) => /\.c?js$/.test(f))) {
+      const wide = /[\u0100-\uffff]/.exec(readFileSync(join(ROOT, "dist", name), "utf8"));
+      expect(wide?.[0], `dist/${name}`).toBeUndefined();
+    }
+  });
 });
