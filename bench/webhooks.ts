@@ -121,6 +121,8 @@ try {
       warmSeconds: warm.seconds,
       warmCpuUsPerDelivery: warm.cpuUsPerDelivery,
       warmReceiverUsPerDelivery: warm.receiverUsPerDelivery,
+      target: ">=10000/s sustained (warm)",
+      pass: warm.deliveriesPerSec >= 10_000,
     }),
   );
 } finally {
