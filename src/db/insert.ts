@@ -9,6 +9,7 @@
 import type Database from "better-sqlite3";
 import { Column, getTableColumns, getTableName, is, SQL } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import { sqlName } from "./select.js";
 
 export function preparedInsert<T extends SQLiteTable>(
   sqlite: Database.Database,
@@ -18,8 +19,8 @@ export function preparedInsert<T extends SQLiteTable>(
   for (const [key, col] of columns) {
     if (is(col.default, SQL)) throw new Error(`preparedInsert: ${getTableName(table)}.${key} has an SQL default`);
   }
-  const names = columns.map(([, col]) => `"${col.name}"`).join(", ");
-  const text = `INSERT INTO "${getTableName(table)}" (${names}) VALUES (${columns.map(() => "?").join(", ")})`;
+  const names = columns.map(([, col]) => sqlName(col)).join(", ");
+  const text = `INSERT INTO ${sqlName(table)} (${names}) VALUES (${columns.map(() => "?").join(", ")})`;
   // prepared on first use (a sandbox's composition is built whole and may never insert, src/db/lazy.ts)
   let stmt: Database.Statement | undefined;
   // per column, once: its key and its mapping (null where it is the identity: most text and
