@@ -232,7 +232,6 @@ function badgeClass(status: string): string {
 /** `<time>` of a virtual instant. */
 export const Time: FC<{ ms: number }> = ({ ms }) => <time datetime={toIso(ms)}>{formatTime(ms)}</time>;
 
-/** The whole document around a page's content. */
 /** The skip link and the top bar FRAME_CSS styles (the dashboard's and the guide's pages): the brand, then what the page puts there. */
 export const TopBar: FC<PropsWithChildren<{ home: string; label: string }>> = ({ home, label, children }) => (
   <>
@@ -248,6 +247,7 @@ export const TopBar: FC<PropsWithChildren<{ home: string; label: string }>> = ({
   </>
 );
 
+/** The whole document around a page's content. */
 export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undefined; live?: Live | undefined }>> = ({
   title,
   frame,
