@@ -1,47 +1,59 @@
-# paysandbox image (CONTRACT §1: `docker run -p 8080:8080 IMAGE` serves the same server as `npm start`).
-# Two stages: `build` compiles better-sqlite3 from source and bundles src/ with esbuild; the final
-# stage holds only the runtime (pruned node_modules, dist/, bin/, package.json, the guides), no compiler, no
-# TypeScript, and runs as a non-root user. The base is a build argument so a local stand-in of
-# the official image can be used: `docker build --build-arg NODE_IMAGE=... .`
-ARG NODE_IMAGE=node:22-bookworm-slim
+# paysandbox image: `docker run -p 8080:8080 IMAGE` serves the same server as `npm start`
+# (docs/getting-started.md#docker). Two stages: `build` installs the dependencies and bundles src/
+# with esbuild; the final stage holds only the runtime (pruned node_modules, dist/, bin/,
+# package.json, the guides), no TypeScript, no dev dependencies, and runs as a non-root user.
+# The base is a build argument so a local stand-in of the official image can be used:
+# `docker build --build-arg NODE_IMAGE=... .`
+#
+# No compiler: on Node >= 22 the server loads better-sqlite3 13, whose addon comes prebuilt inside
+# its package (src/db/sqlite-driver.ts). Only a Node 20 base (an older stand-in) needs better-sqlite3
+# 12 compiled: the build stage then installs python3, make and g++ and compiles it, against the
+# headers the node image ships in /usr/local/include/node.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
-# better-sqlite3 is native and no prebuilt download works: compile it from source, against the
-# headers the node image ships in /usr/local/include/node (no header download either).
-ENV npm_config_build_from_source=true \
-    npm_config_nodedir=/usr/local \
+ENV npm_config_nodedir=/usr/local \
     npm_config_update_notifier=false \
     npm_config_fund=false \
     npm_config_audit=false
-# Dependencies first, from the lockfile alone, so a source change does not recompile better-sqlite3.
-# (`--ignore-scripts` only defers our own `prepare`, the esbuild bundle, until the sources are in;
-# `npm rebuild` then runs the dependencies' install scripts: better-sqlite3's node-gyp build.)
+# Dependencies first, from the lockfile alone, so a source change does not install them again.
+# No install scripts: better-sqlite3 12 (the one with a build script) is for Node 20 alone.
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts \
- && npm rebuild
+ && if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then \
+      apt-get update \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
+      && rm -rf /var/lib/apt/lists/* \
+      && npm_config_build_from_source=true npm rebuild better-sqlite3; \
+    fi
 COPY . .
-# Then the bundle, the production-only node_modules, and no build leftovers: better-sqlite3 keeps
-# only its compiled addon (its C sources and object files are ~25 MB), dist/ drops the source map
-# (the image runs without --enable-source-maps). The last line proves the addon still loads, and
-# its exit writes dist/.cache: the V8 code cache of the server bundle for this image's Node, so a
-# container's first start already skips compiling it (scripts/dist-main.mjs).
+# Then the bundle, the production-only node_modules, and no build leftovers:
+# - better-sqlite3 12 keeps its JavaScript (drizzle-orm requires it by name and never uses it when
+#   handed a connection) and, on Node 20, its compiled addon; its C sources (~10 MB) go;
+# - better-sqlite3 13 keeps the prebuilt addon of this platform only, and no C sources;
+# - dist/ drops the source maps (the image runs without --enable-source-maps).
+# The last line runs a scenario file in-process (the SQLite addon loads, a payment is made), and its
+# exit writes dist/.cache: the V8 code cache of the
+# server bundle for this image's Node, so a container's first start already skips compiling it
+# (scripts/dist-main.mjs).
 RUN npm run build \
  && npm prune --omit=dev \
  && npm cache clean --force \
- && cd node_modules/better-sqlite3 \
- && mv build/Release/better_sqlite3.node /tmp/ \
- && rm -rf build deps src \
- && mkdir -p build/Release \
- && mv /tmp/better_sqlite3.node build/Release/ \
- && cd /app \
+ && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+           node_modules/better-sqlite3/build/Release/obj* node_modules/better-sqlite3/build/Release/.deps \
+           node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/deps \
+ && if [ -d node_modules/better-sqlite3-13 ]; then \
+      cd node_modules/better-sqlite3-13 \
+      && keep="$(node -p "require('./lib/binding.js').getPrebuildPath() || ''")" \
+      && for f in prebuilds/*.node; do [ "$PWD/$f" = "$keep" ] || rm -f "$f"; done \
+      && rm -rf deps src binding.gyp \
+      && cd /app; \
+    fi \
  && rm -f dist/*.map \
  && mkdir -p scenarios \
- && node -e "new (require('better-sqlite3'))(':memory:').prepare('select 1').get()" \
- && node dist/main.js --version
+ && node dist/main.js --version \
+ && node dist/main.js run scenarios/test-cards.yaml
 
 FROM ${NODE_IMAGE}
 WORKDIR /app

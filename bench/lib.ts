@@ -164,7 +164,8 @@ const app = new Hono();
 if (kind === "hello") {
   app.get("/health", (c) => c.json({ status: "ok" }));
 } else {
-  const { default: Database } = await import("better-sqlite3");
+  // the better-sqlite3 the server loads on this Node (src/db/sqlite-driver.ts)
+  const { default: Database } = await import(Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3");
   const db = new Database(process.env.FLOOR_DB);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

@@ -18,6 +18,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { assertSupportedNode } from "../bin/node-lines.js";
+
+assertSupportedNode(); // before the bundle, which may not even parse on an old Node
 
 const BUILD_ID = "__BUILD_ID__";
 const here = dirname(fileURLToPath(import.meta.url));

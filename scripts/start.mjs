@@ -2,7 +2,10 @@
 // runs `paysandbox start` in this same process: one Node start instead of two (issue 19: npm
 // start → healthy was 0.9–1 s when every start rebuilt, 0.55–0.7 s with a separate prestart check).
 import { spawnSync } from "node:child_process";
+import { assertSupportedNode } from "../bin/node-lines.js";
 import { distIsCurrent } from "./freshness.mjs";
+
+assertSupportedNode();
 
 if (!distIsCurrent()) {
   const built = spawnSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });

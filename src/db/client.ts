@@ -1,13 +1,13 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
 import { commitNow, committed, inSqliteTransaction } from "./commit.js";
 import * as schema from "./schema/index.js";
+import { SQLITE_DRIVER, Sqlite } from "./sqlite-driver.js";
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
@@ -53,7 +53,7 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
     writeFileSync(path, walImage(o.image));
     fromImage = true;
   }
-  const sqlite = memory && o.image ? new Database(o.image) : new Database(path);
+  const sqlite = memory && o.image ? new Sqlite(o.image) : new Sqlite(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 5000");
@@ -256,8 +256,7 @@ function checkpointer(ms: number): Checkpointer {
 
 function startThread(t: Checkpointer, ms: number): void {
   clearInterval(t.watch);
-  const driver = createRequire(import.meta.url).resolve("better-sqlite3");
-  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, ms } });
+  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver: SQLITE_DRIVER, ms } });
   worker.unref();
   t.worker = worker;
   for (const [path, f] of t.files) worker.postMessage({ type: "add", path, restartFrames: f.restartFrames });

@@ -42,8 +42,9 @@ export function registerDocs(app: OpenAPIHono<AppEnv>) {
       "Cache-Control": "public, max-age=3600",
     });
   });
-  // No fonts or telemetry from outside: everything the page needs comes from this server.
-  // (`telemetry` is an option of the pinned bundle that @scalar/hono-api-reference's types predate.)
+  // No fonts, telemetry or AI agent (it loads documents from scalar.com) from outside: everything the
+  // page needs comes from this server. (`telemetry` and `agent` are options of the pinned bundle that
+  // @scalar/hono-api-reference's types predate.)
   const config = { url: "/openapi.json", pageTitle: "paysandbox API", cdn: DOCS_SCRIPT_PATH, withDefaultFonts: false };
-  app.get("/docs", Scalar({ ...config, ...{ telemetry: false } }));
+  app.get("/docs", Scalar({ ...config, ...{ telemetry: false, agent: { disabled: true } } }));
 }

@@ -3,10 +3,12 @@
  * prepack) → install the tarball into an empty folder → `npx paysandbox start` serves, /docs and
  * its script included, /guide with its renderer and pages, and `paysandbox/testing` imports there. Skipped only when npm is absent.
  *
- * The install uses the registry with --prefer-offline. better-sqlite3's install script would
- * download a prebuilt addon or compile one (minutes on 2 cores, and no download works here), so
- * scripts are skipped and the addon this checkout already built is copied in: same version, same
- * Node. What is tested is our package: its files, its bin, its exports.
+ * The install uses the registry with --prefer-offline. better-sqlite3 12's install script (what
+ * Node 20 loads) would download a prebuilt addon or compile one (minutes on 2 cores, and no download
+ * works here), so scripts are skipped and the addon this checkout already built is copied in: same
+ * version, same Node. On Node 22 and 24 the server loads better-sqlite3 13, whose addon is prebuilt
+ * inside its package: nothing to build (docs/developing.md#nodejs-lines). What is tested is our
+ * package: its files, its bin, its exports.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";

@@ -24,12 +24,23 @@ export function tempDbPath(): string {
 }
 
 export async function startServer(
-  opts: { args?: string[]; env?: Record<string, string>; dbPath?: string } = {},
+  opts: { args?: string[]; env?: Record<string, string>; dbPath?: string; nodeArgs?: string[] } = {},
 ): Promise<RunningServer> {
   const dbPath = opts.dbPath ?? tempDbPath();
   const proc = spawn(
     process.execPath,
-    ["bin/paysandbox.js", "start", "--port", "0", "--host", "127.0.0.1", "--db", dbPath, ...(opts.args ?? [])],
+    [
+      ...(opts.nodeArgs ?? []),
+      "bin/paysandbox.js",
+      "start",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--db",
+      dbPath,
+      ...(opts.args ?? []),
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: "info", ...opts.env },

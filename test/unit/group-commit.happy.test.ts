@@ -6,9 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { commitNow, committed, enableGroupCommit, inSqliteTransaction as inTransaction } from "../../src/db/commit.js";
+import { Sqlite } from "../../src/db/sqlite-driver.js";
 
 let dir: string | undefined;
 const open: Database.Database[] = [];
@@ -22,10 +23,10 @@ afterEach(() => {
 function files(grouped: boolean) {
   dir = mkdtempSync(join(tmpdir(), "paysandbox-commit-"));
   const path = join(dir, "db.sqlite");
-  const writer = new Database(path);
+  const writer = new Sqlite(path);
   writer.pragma("journal_mode = WAL");
   writer.exec("create table t (id integer primary key, v text not null)");
-  const reader = new Database(path);
+  const reader = new Sqlite(path);
   open.push(writer, reader);
   if (grouped) enableGroupCommit(writer);
   const insert = writer.prepare("insert into t (v) values (?)");

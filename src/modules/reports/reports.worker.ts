@@ -10,7 +10,7 @@
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
-import Database from "better-sqlite3";
+import { Sqlite } from "../../db/sqlite-driver.js";
 import { type ReportFormat, reportEncoder } from "./reports.formats.js";
 import { type ReportQuery, reportPages } from "./reports.repo.js";
 
@@ -66,7 +66,7 @@ async function send(chunks: Buffer[]): Promise<void> {
 }
 
 async function run(): Promise<void> {
-  const db = new Database(job.path, { readonly: true, fileMustExist: true });
+  const db = new Sqlite(job.path, { readonly: true, fileMustExist: true });
   try {
     db.pragma("busy_timeout = 5000");
     // a page cache of 1 MB, not better-sqlite3's 16: a report reads each page once (from the OS's
