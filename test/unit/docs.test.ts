@@ -6,15 +6,27 @@
  * - every link between the pages resolves: the file exists in the repository, and a `#anchor`
  *   names a heading of its page by GitHub's slug rules; no page links outside the repository (an
  *   example's localhost aside).
+ * - the rule by which a shown answer is compared with the real one (test/helpers/docs.ts), on
+ *   examples; every page's sh blocks cut into commands and answers.
  * The sh blocks run in test/e2e/readme.e2e.test.ts, the file= blocks in readme.languages.e2e.test.ts.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { transformSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/runner/load.js";
-import { classify, type DocPage, docPages, FILE_BLOCK_OWNERS, fences } from "../helpers/docs.js";
+import {
+  answerMatches,
+  classify,
+  type DocPage,
+  docPages,
+  FILE_BLOCK_OWNERS,
+  fences,
+  instrumentedScript,
+  outputByMarker,
+} from "../helpers/docs.js";
 import { ROOT } from "../helpers/server.js";
 
 const pages = docPages();
@@ -174,5 +186,70 @@ describe("docs: links", () => {
     const linked = new Set(links(readme).map((l) => l.target.split("#")[0]));
     const missing = pages.filter((p) => p.path.startsWith("docs/") && !linked.has(p.path)).map((p) => p.path);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("docs: shown answers (the rule of test/helpers/docs.ts)", () => {
+  it("`...` stands for any text: ids, times, the rest of an object, whole lines", () => {
+    expect(
+      answerMatches(
+        ['{"transactionId":"tx_...","transactionStatus":"SUCCEED"}'],
+        '{"transactionId":"tx_0V8N98","transactionStatus":"SUCCEED"}',
+      ),
+    ).toBe(true);
+    expect(
+      answerMatches(['{"now":"2026-01-15T12:03:...Z","ran":{...}}'], '{"now":"2026-01-15T12:03:01.645Z","ran":{"ticks":0}}'),
+    ).toBe(true);
+    expect(answerMatches(["a", "...", "z"], "a\nb\nc\nz")).toBe(true);
+    expect(answerMatches(['{"a":1,...}'], '{"a":1,"b":2}')).toBe(true);
+  });
+
+  it("whitespace and line breaks match any whitespace or none: a JSON answer wrapped for the page", () => {
+    expect(answerMatches(['{"a":1,', '  "b":2}'], '{"a":1,"b":2}')).toBe(true);
+    expect(answerMatches(["  - name: x", "  - name: y"], "  - name: x\n  - name: y\n")).toBe(true);
+    expect(answerMatches(["#2     12:00Z  clock"], "#2      12:00Z  clock")).toBe(true);
+  });
+
+  it("anything else must be the same, the whole output: a drift fails", () => {
+    expect(answerMatches(['{"status":"pending","nextAttemptAt":"2026-...Z"}'], '{"status":"pending","nextAttemptAt":null}')).toBe(
+      false,
+    );
+    expect(answerMatches(["2"], "20")).toBe(false);
+    expect(answerMatches(['{"a":1}'], '{"a":1}{"b":2}')).toBe(false); // an answer shows everything printed
+    expect(answerMatches(["tx_..."], "")).toBe(false);
+  });
+
+  it("answers follow their command; remarks are not compared; the output is cut at the answers", () => {
+    const page: DocPage = {
+      path: "x.md",
+      text: [
+        "```sh",
+        "echo one",
+        "# one   (a remark at the end of a line)",
+        "echo two; echo three",
+        "# two",
+        "# three",
+        "# (a remark over",
+        "#  two lines)",
+        "X=$(echo hidden)",
+        "# (a remark alone: nothing compared)",
+        "echo unshown",
+        "```",
+      ].join("\n"),
+    };
+    const { script, answers } = instrumentedScript(page);
+    expect([...answers.values()]).toEqual([
+      { line: 3, lines: ["one"] },
+      { line: 5, lines: ["two", "three"] },
+    ]);
+    const output = execFileSync("bash", ["-c", script], { encoding: "utf8" });
+    const byMarker = outputByMarker(output);
+    for (const [id, answer] of answers) expect(answerMatches(answer.lines, byMarker.get(id) ?? "")).toBe(true);
+  });
+
+  it("every page's sh blocks cut into commands and answers (an answer never sits inside a command)", () => {
+    let shown = 0;
+    for (const page of pages) shown += instrumentedScript(page).answers.size;
+    expect(shown).toBeGreaterThan(50);
   });
 });
