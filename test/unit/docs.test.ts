@@ -11,7 +11,7 @@
  * The sh blocks run in test/e2e/readme.e2e.test.ts, the file= blocks in readme.languages.e2e.test.ts.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { transformSync } from "esbuild";
@@ -251,5 +251,28 @@ describe("docs: shown answers (the rule of test/helpers/docs.ts)", () => {
     let shown = 0;
     for (const page of pages) shown += instrumentedScript(page).answers.size;
     expect(shown).toBeGreaterThan(50);
+  });
+});
+
+describe("docs: install instructions work as written", () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+
+  it("no page installs paysandbox from the npm registry, where it is not published: from the tarball `npm pack` writes", () => {
+    const offered: string[] = [];
+    for (const page of pages)
+      for (const m of page.text.matchAll(/npm\s+(?:install|i|add)\b[^`#\n]*/g)) {
+        const at = m.index ?? 0;
+        const saysWhy = /E404/.test(page.text.slice(at, at + 120)); // "`npm install paysandbox` answers E404"
+        if (/\bpaysandbox\b/.test(m[0]) && !/paysandbox-[\d.]+\.tgz/.test(m[0]) && !saysWhy)
+          offered.push(`${page.path}:${page.text.slice(0, at).split("\n").length}: ${m[0].trim()}`);
+      }
+    expect(offered).toEqual([]);
+  });
+
+  it(`every tarball named is the one \`npm pack\` writes for this version (paysandbox-${version}.tgz)`, () => {
+    const named: string[] = [];
+    for (const page of pages) for (const m of page.text.matchAll(/paysandbox-(\d[\w.-]*)\.tgz/g)) named.push(m[1] ?? "");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((v) => v !== version)).toEqual([]);
   });
 });
