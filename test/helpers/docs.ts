@@ -1,6 +1,6 @@
 /**
  * The pages of the documentation (README.md and docs/*.md) and their fenced code blocks, as the
- * docs tests read them (issue 23 item 4: every block runs or is checked, or says why not).
+ * docs tests read them: every block runs or is checked, or says why not.
  *
  * A block's info string decides who takes it:
  * - ```sh: run, in order with the page's other sh blocks, as one bash script against a fresh server

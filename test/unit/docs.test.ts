@@ -1,5 +1,5 @@
 /**
- * The documentation (README.md and docs/*.md) holds together (issue 23 item 4), without a server:
+ * The documentation (README.md and docs/*.md) holds together, without a server:
  * - every fenced block is taken by a test or says why not (test/helpers/docs.ts): an example cannot
  *   be added that nothing runs; the yaml blocks load as scenario files, the json blocks parse, the
  *   js and ts sketches parse;
@@ -274,5 +274,42 @@ describe("docs: install instructions work as written", () => {
     for (const page of pages) for (const m of page.text.matchAll(/paysandbox-(\d[\w.-]*)\.tgz/g)) named.push(m[1] ?? "");
     expect(named.length).toBeGreaterThan(0);
     expect(named.filter((v) => v !== version)).toEqual([]);
+  });
+});
+
+describe("docs: self-contained", () => {
+  /** Citations of documents that are not in the repository (the team's contract, the live interface, the tracker). */
+  const OUTSIDE = /\u00a7|\bCONTRACT\b|\b[Ii]nterface\s+(?:section\s+)?\d|\b[Ii]ssues?\s+#?\d+|\b[Hh]ouse style\s+\d/g;
+
+  it("no page cites a document the repository does not hold: what it stands for is on a docs page, linked", () => {
+    const cited: string[] = [];
+    for (const page of pages)
+      page.text.split("\n").forEach((text, i) => {
+        for (const m of text.matchAll(OUTSIDE)) cited.push(`${page.path}:${i + 1}: "${m[0]}" in: ${text.trim().slice(0, 100)}`);
+      });
+    expect(cited).toEqual([]);
+  });
+
+  it("the rule catches each form it is meant for", () => {
+    // each form built from parts, so that this file does not itself cite anything
+    const section = "\u00a7";
+    const forms = [
+      `interface ${section}4.3`,
+      `(${section}6.2)`,
+      `${"CONTRACT"} ${section}7`,
+      `${"issue"} 19's pass`,
+      `${"interface"} section 6`,
+      `${"house style"} 3`,
+    ];
+    for (const form of forms) expect(form.match(OUTSIDE), form).not.toBeNull();
+    expect("the live interface names none; a contract for browsers".match(OUTSIDE)).toBeNull();
+  });
+
+  it("one page says what gateway is simulated and how faithfully, linked from the README", () => {
+    const gateway = pages.find((p) => p.path === "docs/gateway.md");
+    expect(gateway).toBeDefined();
+    const headings = anchors(gateway as DocPage);
+    for (const h of ["areas", "authentication", "callbacks", "how-faithful", "exact", "simulated", "known-differences"])
+      expect(headings, h).toContain(h);
   });
 });
