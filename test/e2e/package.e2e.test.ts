@@ -1,6 +1,7 @@
 /**
- * The package installs anywhere (CONTRACT §1 `npx paysandbox start`): `npm pack` (which builds on
- * prepack) → install the tarball into an empty folder → `npx paysandbox start` serves, /docs and
+ * The package installs anywhere, the way README.md and docs/getting-started.md say while it is not
+ * on the npm registry: `npm pack` (which builds on prepack) writes paysandbox-<version>.tgz →
+ * `npm install` of that tarball into an empty folder → `npx paysandbox start` serves, /docs and
  * its script included, /guide with its renderer and pages, and `paysandbox/testing` imports there. Skipped only when npm is absent.
  *
  * The install uses the registry with --prefer-offline. better-sqlite3 12's install script (what
@@ -11,7 +12,7 @@
  * package: its files, its bin, its exports.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -50,6 +51,9 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
         stdio: ["ignore", "pipe", "ignore"],
       }),
     ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    // the file name the docs tell users to install
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(packed[0]?.filename).toBe(`paysandbox-${version}.tgz`);
     const files = packed[0]?.files.map((f) => f.path) ?? [];
     expect(files).toEqual(
       expect.arrayContaining([

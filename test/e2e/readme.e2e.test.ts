@@ -1,5 +1,6 @@
 /**
- * The README and every docs/ page stand alone and their examples work (CONTRACT §1, issue 23):
+ * The README and every docs/ page stand alone, their examples work, and the answers they show are
+ * the real ones (docs/developing.md, "Examples"):
  * each page's ```sh blocks, in order, as one bash script against a real server of its own on a
  * fresh database; the README's (which starts with a reset) then again after a restart on the same,
  * reused, database. Pages run side by side, a few at once. Conventions, stated in docs/developing.md ("Examples"):
@@ -10,12 +11,14 @@
  * - every `curl` fails the run on an HTTP error (the test wraps it with --fail-with-body), except
  *   a line that shows an error on purpose, which ends in `|| true`;
  * - ids are captured into variables (`TX=$(curl ... | json transactionId)`), never left as `tx_...`;
- * - `# ...` lines are the expected output, for the reader.
+ * - the `# ` lines right after a command show what it prints, and are compared with the real
+ *   output (the matching rule, `...` for any text and remarks in parentheses: test/helpers/docs.ts);
+ *   a drift fails with the page's line, the answer shown and the real one.
  * What the other blocks are, and who checks them: test/helpers/docs.ts.
  */
 import { execFile } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { docPages, fences, runnableBlocks } from "../helpers/docs.js";
+import { answerMatches, docPages, fences, instrumentedScript, outputByMarker, runnableBlocks } from "../helpers/docs.js";
 import { ROOT, startServer, tempDbPath } from "../helpers/server.js";
 
 /** Pages run at once: each is a server and a shell of curls; two cores. */
@@ -27,6 +30,13 @@ function runScript(script: string): Promise<{ code: number; output: string }> {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` });
     });
   });
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
 }
 
 /** At most `n` of the callers inside at once. */
@@ -84,6 +94,7 @@ describe("README and docs/ examples", () => {
         .split("\n")
         .filter((l) => !l.trim().startsWith("#"));
       expect(commands.join("\n")).not.toMatch(/\b(tx|tok|sub)_\.\.\./);
+      const { script: blocksScript, answers } = instrumentedScript(page);
       await slot(async () => {
         const dbPath = tempDbPath();
         for (const pass of passes) {
@@ -92,11 +103,30 @@ describe("README and docs/ examples", () => {
             const host = server.url.replace(/^http:\/\//, "");
             const script = [
               "set -eo pipefail",
+              "exec 2>&1", // an answer shows what the reader's terminal shows: stdout and stderr
               'curl() { command curl --silent --show-error --fail-with-body "$@"; }',
-              ...blocks.map((b) => b.replaceAll("localhost:8080", host)),
+              blocksScript.replaceAll("localhost:8080", host),
             ].join("\n");
             const { code, output } = await runScript(script);
+            const real = outputByMarker(output);
+            const drifts: string[] = [];
+            for (const [id, answer] of answers) {
+              const printed = real.get(id);
+              if (printed === undefined) continue; // the script stopped before it: the exit code below says why
+              // what the reader's `curl -s` prints: without the line the test's --show-error adds on an HTTP error
+              // and the server named as the reader names it (the script says 127.0.0.1: the test's server listens there)
+              const got = printed
+                .replace(/^curl: \(22\) The requested URL returned error: \d+\n/gm, "")
+                .replaceAll(host, `localhost:${server.port}`);
+              const shown = answer.lines.map((l) => l.replaceAll("localhost:8080", `localhost:${server.port}`));
+              if (!answerMatches(shown, got))
+                drifts.push(
+                  `${page.path}:${answer.line} (${pass} database): the answer shown is not the real one\n` +
+                    `  shown:\n${indent(shown.join("\n"))}\n  real:\n${indent(got.trim())}`,
+                );
+            }
             expect(code, `${page.path}, ${pass} database:\n${output}`).toBe(0);
+            expect(drifts.join("\n\n"), `${page.path}: ${drifts.length} shown answer(s) drifted`).toBe("");
           } finally {
             await server.stop();
           }

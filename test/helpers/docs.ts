@@ -1,6 +1,6 @@
 /**
  * The pages of the documentation (README.md and docs/*.md) and their fenced code blocks, as the
- * docs tests read them (issue 23 item 4: every block runs or is checked, or says why not).
+ * docs tests read them: every block runs or is checked, or says why not.
  *
  * A block's info string decides who takes it:
  * - ```sh: run, in order with the page's other sh blocks, as one bash script against a fresh server
@@ -128,4 +128,115 @@ export function fileBlocks(page: DocPage, lang: string): Map<string, string> {
       .filter((f) => f.file && f.lang === lang && !f.noRun)
       .map((f) => [f.file as string, f.body]),
   );
+}
+
+/** The page's ```sh blocks that run, in order, with their lines. */
+export function runnableFences(page: DocPage): Fence[] {
+  return fences(page).filter((f) => classify(page, f) === "run");
+}
+
+/*
+ * Shown answers. In a ```sh block, the `# ` lines right after a command show what it prints:
+ * - an answer is the run of lines starting with `# ` (at the start of the line) that follows a
+ *   command; it shows everything the commands since the previous answer (or the block's start)
+ *   print, stdout and stderr together. A block's last commands may print without an answer shown:
+ *   nothing is compared then;
+ * - `...` stands for any text (ids such as `tx_...`, times such as `12:00:00...Z`, the rest of a
+ *   JSON object `,...}`, whole lines);
+ * - whitespace, line breaks and indentation included, matches any whitespace or none (a long JSON
+ *   answer is wrapped and spaced for the page);
+ * - a remark is not an answer: 3 or more spaces then `(...)` at the end of an answer line
+ *   (`# 2   (the next one 4 minutes later)`), or lines from one starting with `# (` to the one
+ *   ending with `)` (`# (the answer: {...})`), say what the output means, and are not compared.
+ */
+
+export interface ShownAnswer {
+  /** 1-based line of the page where the answer starts. */
+  line: number;
+  /** The answer's lines, `# ` and remarks taken off. */
+  lines: string[];
+}
+
+/** An answer line: `#` then a space or nothing, at the start of the line. */
+const ANSWER_LINE = /^#( |$)/;
+/** A remark at the end of an answer line: 3+ spaces, then parentheses to the end. */
+const TRAILING_REMARK = / {3,}\(.*\)\s*$/;
+
+/**
+ * The page's sh blocks as one bash script that prints a marker where each answer is shown, and the
+ * answers by marker: the output between a marker and the one before it is that answer's.
+ */
+export function instrumentedScript(page: DocPage): { script: string; answers: Map<number, ShownAnswer> } {
+  const answers = new Map<number, ShownAnswer>();
+  const out: string[] = [`${MARK_FN}`];
+  let marks = 0;
+  const mark = () => {
+    marks++;
+    out.push(`__answer_mark ${marks}`);
+    return marks;
+  };
+  for (const fence of runnableFences(page)) {
+    mark(); // what the page printed before this block is nobody's answer
+    const body = fence.body.replace(/\n$/, "").split("\n");
+    let i = 0;
+    while (i < body.length) {
+      const text = body[i] ?? "";
+      if (!ANSWER_LINE.test(text)) {
+        out.push(text);
+        i++;
+        continue;
+      }
+      const start = i;
+      const lines: string[] = [];
+      let inRemark = false;
+      for (; i < body.length && ANSWER_LINE.test(body[i] ?? ""); i++) {
+        const shown = (body[i] ?? "").slice(2);
+        if (!inRemark && shown.startsWith("(")) inRemark = true;
+        if (inRemark) {
+          if (shown.trimEnd().endsWith(")")) inRemark = false;
+          continue;
+        }
+        lines.push(shown.replace(TRAILING_REMARK, "").trimEnd());
+      }
+      if (inRemark) throw new Error(`${page.path}:${fence.line + 1 + start}: a remark "# (" that no line closes with ")"`);
+      const before = out[out.length - 1] ?? "";
+      if (/\\$/.test(before))
+        throw new Error(`${page.path}:${fence.line + 1 + start}: an answer inside a command (the line before ends in \\)`);
+      const id = mark();
+      if (lines.length > 0) answers.set(id, { line: fence.line + 1 + start, lines });
+      // the answer's lines stay, as comments, so the script's lines read as the page's
+      for (let j = start; j < i; j++) out.push(body[j] ?? "");
+    }
+  }
+  mark();
+  return { script: out.join("\n"), answers };
+}
+
+/** Prints a marker on a line of its own (after whatever the last command left unterminated). */
+const MARK_FN = `__answer_mark() { printf '\\n@@docs-answer %s@@\\n' "$1"; }`;
+const MARKER = /\n@@docs-answer (\d+)@@\n/;
+
+/** The script's output cut at its markers: marker → what was printed since the marker before it. */
+export function outputByMarker(output: string): Map<number, string> {
+  const parts = `\n${output}`.split(MARKER);
+  const byMarker = new Map<number, string>();
+  // parts: [before the first marker, id1, between 1 and 2, id2, ...]
+  for (let k = 1; k < parts.length; k += 2) byMarker.set(Number(parts[k]), parts[k - 1] ?? "");
+  return byMarker;
+}
+
+/** The shown answer as a regular expression over the real output, by the rules above. */
+export function answerPattern(lines: string[]): RegExp {
+  const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const line = (text: string) =>
+    text
+      .trim()
+      .split("...")
+      .map((piece) => piece.split(/\s+/).map(literal).join("\\s*"))
+      .join("[\\s\\S]*?");
+  return new RegExp(`^\\s*${lines.map(line).join("\\s*")}\\s*$`);
+}
+
+export function answerMatches(lines: string[], output: string): boolean {
+  return answerPattern(lines).test(output);
 }

@@ -1,20 +1,32 @@
 /**
- * The documentation (README.md and docs/*.md) holds together (issue 23 item 4), without a server:
+ * The documentation (README.md and docs/*.md) holds together, without a server:
  * - every fenced block is taken by a test or says why not (test/helpers/docs.ts): an example cannot
  *   be added that nothing runs; the yaml blocks load as scenario files, the json blocks parse, the
  *   js and ts sketches parse;
  * - every link between the pages resolves: the file exists in the repository, and a `#anchor`
  *   names a heading of its page by GitHub's slug rules; no page links outside the repository (an
  *   example's localhost aside).
+ * - the rule by which a shown answer is compared with the real one (test/helpers/docs.ts), on
+ *   examples; every page's sh blocks cut into commands and answers.
  * The sh blocks run in test/e2e/readme.e2e.test.ts, the file= blocks in readme.languages.e2e.test.ts.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { transformSync } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/runner/load.js";
-import { classify, type DocPage, docPages, FILE_BLOCK_OWNERS, fences } from "../helpers/docs.js";
+import {
+  answerMatches,
+  classify,
+  type DocPage,
+  docPages,
+  FILE_BLOCK_OWNERS,
+  fences,
+  instrumentedScript,
+  outputByMarker,
+} from "../helpers/docs.js";
 import { ROOT } from "../helpers/server.js";
 
 const pages = docPages();
@@ -174,5 +186,130 @@ describe("docs: links", () => {
     const linked = new Set(links(readme).map((l) => l.target.split("#")[0]));
     const missing = pages.filter((p) => p.path.startsWith("docs/") && !linked.has(p.path)).map((p) => p.path);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("docs: shown answers (the rule of test/helpers/docs.ts)", () => {
+  it("`...` stands for any text: ids, times, the rest of an object, whole lines", () => {
+    expect(
+      answerMatches(
+        ['{"transactionId":"tx_...","transactionStatus":"SUCCEED"}'],
+        '{"transactionId":"tx_0V8N98","transactionStatus":"SUCCEED"}',
+      ),
+    ).toBe(true);
+    expect(
+      answerMatches(['{"now":"2026-01-15T12:03:...Z","ran":{...}}'], '{"now":"2026-01-15T12:03:01.645Z","ran":{"ticks":0}}'),
+    ).toBe(true);
+    expect(answerMatches(["a", "...", "z"], "a\nb\nc\nz")).toBe(true);
+    expect(answerMatches(['{"a":1,...}'], '{"a":1,"b":2}')).toBe(true);
+  });
+
+  it("whitespace and line breaks match any whitespace or none: a JSON answer wrapped for the page", () => {
+    expect(answerMatches(['{"a":1,', '  "b":2}'], '{"a":1,"b":2}')).toBe(true);
+    expect(answerMatches(["  - name: x", "  - name: y"], "  - name: x\n  - name: y\n")).toBe(true);
+    expect(answerMatches(["#2     12:00Z  clock"], "#2      12:00Z  clock")).toBe(true);
+  });
+
+  it("anything else must be the same, the whole output: a drift fails", () => {
+    expect(answerMatches(['{"status":"pending","nextAttemptAt":"2026-...Z"}'], '{"status":"pending","nextAttemptAt":null}')).toBe(
+      false,
+    );
+    expect(answerMatches(["2"], "20")).toBe(false);
+    expect(answerMatches(['{"a":1}'], '{"a":1}{"b":2}')).toBe(false); // an answer shows everything printed
+    expect(answerMatches(["tx_..."], "")).toBe(false);
+  });
+
+  it("answers follow their command; remarks are not compared; the output is cut at the answers", () => {
+    const page: DocPage = {
+      path: "x.md",
+      text: [
+        "```sh",
+        "echo one",
+        "# one   (a remark at the end of a line)",
+        "echo two; echo three",
+        "# two",
+        "# three",
+        "# (a remark over",
+        "#  two lines)",
+        "X=$(echo hidden)",
+        "# (a remark alone: nothing compared)",
+        "echo unshown",
+        "```",
+      ].join("\n"),
+    };
+    const { script, answers } = instrumentedScript(page);
+    expect([...answers.values()]).toEqual([
+      { line: 3, lines: ["one"] },
+      { line: 5, lines: ["two", "three"] },
+    ]);
+    const output = execFileSync("bash", ["-c", script], { encoding: "utf8" });
+    const byMarker = outputByMarker(output);
+    for (const [id, answer] of answers) expect(answerMatches(answer.lines, byMarker.get(id) ?? "")).toBe(true);
+  });
+
+  it("every page's sh blocks cut into commands and answers (an answer never sits inside a command)", () => {
+    let shown = 0;
+    for (const page of pages) shown += instrumentedScript(page).answers.size;
+    expect(shown).toBeGreaterThan(50);
+  });
+});
+
+describe("docs: install instructions work as written", () => {
+  const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+
+  it("no page installs paysandbox from the npm registry, where it is not published: from the tarball `npm pack` writes", () => {
+    const offered: string[] = [];
+    for (const page of pages)
+      for (const m of page.text.matchAll(/npm\s+(?:install|i|add)\b[^`#\n]*/g)) {
+        const at = m.index ?? 0;
+        const saysWhy = /E404/.test(page.text.slice(at, at + 120)); // "`npm install paysandbox` answers E404"
+        if (/\bpaysandbox\b/.test(m[0]) && !/paysandbox-[\d.]+\.tgz/.test(m[0]) && !saysWhy)
+          offered.push(`${page.path}:${page.text.slice(0, at).split("\n").length}: ${m[0].trim()}`);
+      }
+    expect(offered).toEqual([]);
+  });
+
+  it(`every tarball named is the one \`npm pack\` writes for this version (paysandbox-${version}.tgz)`, () => {
+    const named: string[] = [];
+    for (const page of pages) for (const m of page.text.matchAll(/paysandbox-(\d[\w.-]*)\.tgz/g)) named.push(m[1] ?? "");
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((v) => v !== version)).toEqual([]);
+  });
+});
+
+describe("docs: self-contained", () => {
+  /** Citations of documents that are not in the repository (the team's contract, the live interface, the tracker). */
+  const OUTSIDE = /\u00a7|\bCONTRACT\b|\b[Ii]nterface\s+(?:section\s+)?\d|\b[Ii]ssues?\s+#?\d+|\b[Hh]ouse style\s+\d/g;
+
+  it("no page cites a document the repository does not hold: what it stands for is on a docs page, linked", () => {
+    const cited: string[] = [];
+    for (const page of pages)
+      page.text.split("\n").forEach((text, i) => {
+        for (const m of text.matchAll(OUTSIDE)) cited.push(`${page.path}:${i + 1}: "${m[0]}" in: ${text.trim().slice(0, 100)}`);
+      });
+    expect(cited).toEqual([]);
+  });
+
+  it("the rule catches each form it is meant for", () => {
+    // each form built from parts, so that this file does not itself cite anything
+    const section = "\u00a7";
+    const forms = [
+      `interface ${section}4.3`,
+      `(${section}6.2)`,
+      `${"CONTRACT"} ${section}7`,
+      `${"issue"} 19's pass`,
+      `${"interface"} section 6`,
+      `${"house style"} 3`,
+    ];
+    for (const form of forms) expect(form.match(OUTSIDE), form).not.toBeNull();
+    expect("the live interface names none; a contract for browsers".match(OUTSIDE)).toBeNull();
+  });
+
+  it("one page says what gateway is simulated and how faithfully, linked from the README", () => {
+    const gateway = pages.find((p) => p.path === "docs/gateway.md");
+    expect(gateway).toBeDefined();
+    const headings = anchors(gateway as DocPage);
+    for (const h of ["areas", "authentication", "callbacks", "how-faithful", "exact", "simulated", "known-differences"])
+      expect(headings, h).toContain(h);
   });
 });
