@@ -9,7 +9,7 @@ import pino from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
-import { checkpointInBackground, closeDb, type Db, openDb } from "./db/client.js";
+import { checkpointInBackground, closeDb, type Db, holdFile, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
@@ -151,9 +151,19 @@ interface Shared {
   webhooks: DispatcherOptions | undefined;
 }
 
-/** One sandbox's composition: the same graph as the root's, on its database, its clock and its base URL. */
-function openSandbox(spec: OpenSpec, shared: Shared): Composition {
-  const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
+/**
+ * One sandbox's composition: the same graph as the root's, on its database, its clock and its base
+ * URL. Its file is prepared, held and finally closed by the checkpointer thread (`holdFile`), so the
+ * event loop does none of its file I/O (docs/performance.md "A storm of creates").
+ */
+async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition> {
+  const held = spec.path === ":memory:" ? undefined : await holdFile(spec.path, spec.image);
+  const db = openDb(spec.path, {
+    ...(held ? {} : { image: spec.image }),
+    // a file written from this build's image has every migration already
+    migrated: spec.current,
+    cacheKiB: SANDBOX_CACHE_KIB,
+  });
   // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
   if (shared.groupCommit) enableGroupCommit(db.$client);
   const stopCheckpoints = shared.groupCommit
@@ -216,7 +226,9 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
         if (spec.path === ":memory:") image = db.$client.serialize();
         closeDb(db);
       }
-      return { nowMs, nextDueAt, image };
+      // the thread copies its WAL back and closes the file after this (not the event loop)
+      const released = held ? held.release() : Promise.resolve();
+      return { nowMs, nextDueAt, image, released };
     },
   };
 }
