@@ -170,7 +170,7 @@ async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition>
     ? checkpointInBackground(db, spec.path)
     : async (_?: { beforeClose?: boolean }) => undefined;
   const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
-  const saved = new ClockStore(db, clock).load();
+  const saved = spec.fresh ? undefined : new ClockStore(db, clock).load();
   if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
   const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
   const ctx = createContext({
@@ -180,6 +180,7 @@ async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition>
     logger: shared.logger.child({ sandbox: spec.id }),
     publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
     ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
+    fresh: spec.fresh,
   });
   const source = "POST /_sandbox/sandboxes (scenario)";
   if (spec.scenario !== undefined) {
@@ -188,9 +189,13 @@ async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition>
     ctx.control.onReset(() => ctx.scenarios.load(document, source));
   }
   ctx.clockStore.save();
-  const app = createApp(ctx, { basePath: spec.basePath });
+  // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
+  let app: ReturnType<typeof createApp> | undefined;
   return {
-    fetch: (req, env) => app.fetch(req, env as never),
+    fetch: (req, env) => {
+      app ??= createApp(ctx, { basePath: spec.basePath });
+      return app.fetch(req, env as never);
+    },
     nowMs: () => clock.nowMs(),
     loadScenario(document) {
       const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;

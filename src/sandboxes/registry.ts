@@ -94,6 +94,8 @@ export interface OpenSpec {
   startMs: number;
   /** Its file was written from this build's image by this process: it has every migration. */
   current: boolean;
+  /** A create: its database is the image as it is (nothing to recover, no clock saved). */
+  fresh: boolean;
   /** Its creation scenario, reloaded by its reset. */
   scenario: unknown;
   baseUrl: string;
@@ -227,7 +229,7 @@ export class SandboxRegistry {
     this.creating++;
     let comp: Composition;
     try {
-      comp = await this.o.open(this.spec(row, this.image()));
+      comp = await this.o.open(this.spec(row, this.image(), true));
     } finally {
       this.creating--;
     }
@@ -392,13 +394,14 @@ export class SandboxRegistry {
     return this.imageCache;
   }
 
-  private spec(row: Row, image: Buffer | undefined): OpenSpec {
+  private spec(row: Row, image: Buffer | undefined, fresh = false): OpenSpec {
     return {
       id: row.id,
       path: this.pathOf(row.id),
       image,
       anchorNowMs: this.anchorNow(row),
       current: this.madeHere.has(row),
+      fresh,
       startMs: row.startMs,
       scenario: row.scenario ?? undefined,
       baseUrl: `${this.o.publicUrl()}${basePathOf(row.id)}`,
