@@ -421,7 +421,15 @@ export class SandboxRegistry {
 
   private async openNow(row: Row): Promise<OpenEntry> {
     const image = this.memory ? this.images.get(row.id) : this.image();
-    const comp = await this.o.open(this.spec(row, image));
+    let comp: Composition;
+    try {
+      comp = await this.o.open(this.spec(row, image));
+    } catch (err) {
+      if (this.rows.get(row.id) === row) throw err;
+      // deleted while its file was prepared: its files went from under the open
+      this.removeFiles(row.id);
+      throw sandboxNotFound(row.id);
+    }
     if (this.rows.get(row.id) !== row || this.stopped) {
       // deleted (or the server stopping) while its file was prepared
       void this.discard(comp, row.id);
