@@ -9,7 +9,7 @@ import pino from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
-import { checkpointInBackground, closeDb, type Db, openDb } from "./db/client.js";
+import { checkpointInBackground, closeDb, type Db, type HeldFile, holdFile, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
@@ -151,72 +151,105 @@ interface Shared {
   webhooks: DispatcherOptions | undefined;
 }
 
-/** One sandbox's composition: the same graph as the root's, on its database, its clock and its base URL. */
-function openSandbox(spec: OpenSpec, shared: Shared): Composition {
-  const db = openDb(spec.path, { image: spec.image, cacheKiB: SANDBOX_CACHE_KIB });
-  // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
-  if (shared.groupCommit) enableGroupCommit(db.$client);
-  const stopCheckpoints = shared.groupCommit
-    ? checkpointInBackground(db, spec.path)
-    : async (_?: { beforeClose?: boolean }) => undefined;
-  const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
-  const saved = new ClockStore(db, clock).load();
-  if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
-  const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
-  const ctx = createContext({
-    config,
-    clock,
-    db,
-    logger: shared.logger.child({ sandbox: spec.id }),
-    publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
-    ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
-  });
-  const source = "POST /_sandbox/sandboxes (scenario)";
-  if (spec.scenario !== undefined) {
-    const document = spec.scenario;
-    // its reset reloads the scenario it was created with, as the root's reloads its start files
-    ctx.control.onReset(() => ctx.scenarios.load(document, source));
+/**
+ * One sandbox's composition: the same graph as the root's, on its database, its clock and its base
+ * URL. Its file is prepared, held and finally closed by the checkpointer thread (`holdFile`), so the
+ * event loop does none of its file I/O (docs/performance.md "A storm of creates").
+ */
+async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition> {
+  const held = spec.path === ":memory:" ? undefined : await holdFile(spec.path, spec.image);
+  try {
+    return composeSandbox(spec, shared, held);
+  } catch (err) {
+    // the thread lets its file go too
+    void held?.release();
+    throw err;
   }
-  ctx.clockStore.save();
-  const app = createApp(ctx, { basePath: spec.basePath });
-  return {
-    fetch: (req, env) => app.fetch(req, env as never),
-    nowMs: () => clock.nowMs(),
-    loadScenario(document) {
-      const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
-      const scenario = ctx.scenarios.load(doc, source);
-      ctx.control.onReset(() => ctx.scenarios.load(scenario, source));
-      return { merchants: scenario.merchants, stored: scenario };
-    },
-    runDue: () => ctx.work.runUntil(undefined, { settle: false }),
-    nextDueAt: () => ctx.work.nextDueAt(),
-    // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
-    busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
-    saveClock: () => ctx.clockStore.save(),
-    startClockAt(ms) {
-      clock.resetTo(ms);
-      ctx.clockStore.save();
-    },
-    async close(graceMs) {
-      // its listeners' streams end (they reconnect, which opens it again)
-      ctx.events.close();
-      await ctx.work.idle();
-      // where its work is due, before the dispatcher stops (a stopped one reports none)
-      const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
-      const interrupted = await ctx.webhooks.drain(graceMs);
-      await ctx.work.idle();
-      await ctx.webhooks.close();
-      const nowMs = clock.nowMs();
-      // an attempt cut off is retried: open it again soon to do so
-      const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
-      let image: Buffer | undefined;
-      await stopCheckpoints({ beforeClose: true });
-      if (db.$client.open) {
+}
+
+function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefined): Composition {
+  const db = openDb(spec.path, {
+    ...(held ? {} : { image: spec.image }),
+    // a file written from this build's image has every migration already
+    migrated: spec.current,
+    cacheKiB: SANDBOX_CACHE_KIB,
+  });
+  try {
+    // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
+    if (shared.groupCommit) enableGroupCommit(db.$client);
+    const stopCheckpoints = shared.groupCommit
+      ? checkpointInBackground(db, spec.path)
+      : async (_?: { beforeClose?: boolean }) => undefined;
+    const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
+    const saved = spec.fresh ? undefined : new ClockStore(db, clock).load();
+    if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
+    const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
+    const ctx = createContext({
+      config,
+      clock,
+      db,
+      logger: shared.logger.child({ sandbox: spec.id }),
+      publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
+      ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
+      fresh: spec.fresh,
+    });
+    const source = "POST /_sandbox/sandboxes (scenario)";
+    if (spec.scenario !== undefined) {
+      const document = spec.scenario;
+      // its reset reloads the scenario it was created with, as the root's reloads its start files
+      ctx.control.onReset(() => ctx.scenarios.load(document, source));
+    }
+    ctx.clockStore.save();
+    // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
+    let app: ReturnType<typeof createApp> | undefined;
+    return {
+      fetch: (req, env) => {
+        app ??= createApp(ctx, { basePath: spec.basePath });
+        return app.fetch(req, env as never);
+      },
+      nowMs: () => clock.nowMs(),
+      loadScenario(document) {
+        const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
+        const scenario = ctx.scenarios.load(doc, source);
+        ctx.control.onReset(() => ctx.scenarios.load(scenario, source));
+        return { merchants: scenario.merchants, stored: scenario };
+      },
+      runDue: () => ctx.work.runUntil(undefined, { settle: false }),
+      nextDueAt: () => ctx.work.nextDueAt(),
+      // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
+      busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
+      saveClock: () => ctx.clockStore.save(),
+      startClockAt(ms) {
+        clock.resetTo(ms);
         ctx.clockStore.save();
-        if (spec.path === ":memory:") image = db.$client.serialize();
-        closeDb(db);
-      }
-      return { nowMs, nextDueAt, image };
-    },
-  };
+      },
+      async close(graceMs) {
+        // its listeners' streams end (they reconnect, which opens it again)
+        ctx.events.close();
+        await ctx.work.idle();
+        // where its work is due, before the dispatcher stops (a stopped one reports none)
+        const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
+        const interrupted = await ctx.webhooks.drain(graceMs);
+        await ctx.work.idle();
+        await ctx.webhooks.close();
+        const nowMs = clock.nowMs();
+        // an attempt cut off is retried: open it again soon to do so
+        const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
+        let image: Buffer | undefined;
+        await stopCheckpoints({ beforeClose: true });
+        if (db.$client.open) {
+          ctx.clockStore.save();
+          if (spec.path === ":memory:") image = db.$client.serialize();
+          closeDb(db);
+        }
+        // the thread copies its WAL back and closes the file after this (not the event loop)
+        const released = held ? held.release() : Promise.resolve();
+        return { nowMs, nextDueAt, image, released };
+      },
+    };
+  } catch (err) {
+    // a database that could not be composed is closed here (the caller lets the thread's hold go)
+    if (db.$client.open) db.$client.close();
+    throw err;
+  }
 }

@@ -106,6 +106,11 @@ export interface ContextOptions {
   webhooks?: DispatcherOptions;
   /** Live events: real ms between keep-alives of an idle stream (tests shorten the 15 s). */
   events?: { keepAliveMs?: number };
+  /**
+   * The database is a new sandbox's image as it was made (src/compose.ts): the built-in merchant is
+   * in it and nothing was in flight, so neither is written or read again.
+   */
+  fresh?: boolean;
 }
 
 export function createContext(opts: ContextOptions): AppContext {
@@ -121,7 +126,7 @@ export function createContext(opts: ContextOptions): AppContext {
   const work = new DueWorkRunner(clock, backgroundWrites(db.$client));
   const clockStore = new ClockStore(db, clock);
   const merchants = new MerchantService(db);
-  merchants.seedBuiltin();
+  if (!opts.fresh) merchants.seedBuiltin();
   const scenarios = new ScenarioService(db, clock, merchants);
   scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
@@ -162,7 +167,7 @@ export function createContext(opts: ContextOptions): AppContext {
   transactions.onSettled((row) => refunds.onSettled(row));
 
   // time-driven work, in one runner; attempts a crash left in flight are recorded before anything runs
-  webhooks.recover();
+  if (!opts.fresh) webhooks.recover();
   work.register(webhooks);
   work.register(transactions);
   work.register(new SubscriptionScheduler(billing, clock));

@@ -24,6 +24,8 @@ export interface OpenOptions {
   image?: Buffer;
   /** Page cache in KiB (default 32 MB: the root; a sandbox among many takes less). */
   cacheKiB?: number;
+  /** The file is known to have every migration of this build (written from its image in this process). */
+  migrated?: boolean;
 }
 
 /** Migrations read once per folder: each open of a sandbox's file would read and hash every file again. */
@@ -48,7 +50,7 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
   const memory = path === ":memory:";
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   // a database started from an image has every migration of this build already
-  let fromImage = memory && o.image !== undefined;
+  let fromImage = (memory && o.image !== undefined) || o.migrated === true;
   if (!memory && o.image && !existsSync(path)) {
     writeFileSync(path, walImage(o.image));
     fromImage = true;
@@ -103,11 +105,31 @@ export function closeDb(db: Db): void {
 /**
  * The checkpointer thread, one per process for every database file (the root's and each open
  * sandbox's): its own connection to each, a PASSIVE checkpoint of each every `ms`.
+ *
+ * It also keeps sandbox files (`holdFile`, docs/performance.md "A storm of creates"): it writes a
+ * new one from the image, opens it and makes its first write before the main connection opens it,
+ * and it closes last, after the main connection has closed. SQLite's last connection to a file is
+ * the one that checkpoints and deletes its WAL on close (two fsyncs and two unlinks), and the first
+ * write of a new WAL syncs its header: with this connection held around the main one's life, the
+ * event loop does neither. Its work is a queue, one task per turn: a hold before anything else (a
+ * request waits for it), a release or a checkpoint pass last.
  */
 const CHECKPOINTER = `
 const { parentPort, workerData } = require("node:worker_threads");
+const { statSync, writeFileSync, existsSync } = require("node:fs");
 const Database = require(workerData.driver);
 const dbs = new Map();
+let image;
+const urgent = [], normal = [], background = [];
+let pumping = false;
+const step = () => {
+  const task = urgent.shift() ?? normal.shift() ?? background.shift();
+  if (task) { try { task(); } catch {} }
+  if (urgent.length + normal.length + background.length > 0) setImmediate(step);
+  else pumping = false;
+};
+const pump = () => { if (!pumping) { pumping = true; setImmediate(step); } };
+const walBytes = (path) => { try { return statSync(path + "-wal").size; } catch { return 0; } };
 // a WAL's frame count only ever falls when it restarts: counted, so the main thread knows a pause paid
 const pass = (d) => {
   const [r] = d.db.pragma("wal_checkpoint(PASSIVE)");
@@ -115,35 +137,89 @@ const pass = (d) => {
   if (r) d.log = r.log;
   return r;
 };
-const timer = setInterval(() => {
+let passing = false;
+setInterval(() => {
+  if (passing) return;
+  passing = true;
   for (const [path, d] of dbs) {
-    try {
+    background.push(() => {
+      if (dbs.get(path) !== d) return;
+      // a held file's short WAL has nothing worth copying back yet (its release copies it)
+      if (d.held && walBytes(path) < workerData.startAt) return;
       const r = pass(d);
       if (r && r.log >= d.restartFrames) parentPort.postMessage({ type: "long", path, restarts: d.restarts });
-    } catch {}
+    });
   }
+  background.push(() => { passing = false; });
+  pump();
 }, workerData.ms);
+const open = (path) => {
+  const db = new Database(path);
+  db.pragma("busy_timeout = 1000");
+  return db;
+};
+const hold = (m) => {
+  const had = dbs.get(m.path);
+  if (had) {
+    // closed and opened again before its release ran: the release is off
+    had.held = true;
+    had.gen = m.gen;
+    return;
+  }
+  if (m.image && !existsSync(m.path)) writeFileSync(m.path, image);
+  // no WAL yet (a new file, or one closed cleanly): no frame of an older WAL can be replayed over
+  // newer pages, so its header need not be synced before frames follow (SQLite syncs it always)
+  const fresh = walBytes(m.path) === 0;
+  const db = open(m.path);
+  db.pragma("journal_mode = WAL");
+  if (fresh) db.pragma("synchronous = OFF");
+  db.pragma("user_version = " + db.pragma("user_version", { simple: true }));
+  db.pragma("synchronous = NORMAL");
+  dbs.set(m.path, { db, held: true, gen: m.gen, restartFrames: m.restartFrames, log: 0, restarts: 0 });
+};
+const release = (m) => {
+  const d = dbs.get(m.path);
+  if (!d || d.gen !== m.gen) return;
+  dbs.delete(m.path);
+  try { d.db.pragma("wal_checkpoint(TRUNCATE)"); } catch {}
+  d.db.close();
+};
 parentPort.on("message", (m) => {
-  if (m.type === "add") {
-    try {
-      const db = new Database(m.path);
-      db.pragma("busy_timeout = 1000");
-      dbs.set(m.path, { db, restartFrames: m.restartFrames, log: 0, restarts: 0 });
-    } catch {}
+  const done = (extra) => { if (m.ack !== undefined) parentPort.postMessage({ type: "ack", ack: m.ack, ...extra }); };
+  const task = (f) => () => {
+    try { f(); done({}); } catch (err) { done({ error: String(err && err.message || err) }); }
+  };
+  if (m.type === "image") {
+    image = Buffer.from(m.image);
+  } else if (m.type === "hold") {
+    urgent.push(task(() => hold(m)));
+  } else if (m.type === "release") {
+    background.push(task(() => release(m)));
+  } else if (m.type === "add") {
+    normal.push(task(() => {
+      const d = dbs.get(m.path);
+      if (d) d.restartFrames = m.restartFrames;
+      else dbs.set(m.path, { db: open(m.path), held: false, restartFrames: m.restartFrames, log: 0, restarts: 0 });
+    }));
   } else if (m.type === "finish") {
     // the main thread holds its background writes: copy what is left, so its next commit restarts the WAL
-    const d = dbs.get(m.path);
-    try { if (d) pass(d); } catch {}
-    parentPort.postMessage({ type: "finished", path: m.path });
+    normal.push(() => {
+      const d = dbs.get(m.path);
+      try { if (d) pass(d); } catch {}
+      parentPort.postMessage({ type: "finished", path: m.path });
+    });
   } else if (m.type === "remove") {
-    const d = dbs.get(m.path);
-    dbs.delete(m.path);
-    // the file is about to be closed: copy the WAL back here, so the closing connection's own
-    // checkpoint (page copies and an fsync on the event loop) finds nothing left to do
-    if (m.truncate) { try { d?.db.pragma("wal_checkpoint(TRUNCATE)"); } catch {} }
-    try { d?.db.close(); } catch {}
-    parentPort.postMessage({ type: "removed", ack: m.ack });
+    normal.push(task(() => {
+      const d = dbs.get(m.path);
+      if (!d || d.held) return; // a held file is closed by its release, after the main connection
+      dbs.delete(m.path);
+      // the file is about to be closed: copy the WAL back here, so the closing connection's own
+      // checkpoint (page copies and an fsync on the event loop) finds nothing left to do
+      if (m.truncate) { try { d.db.pragma("wal_checkpoint(TRUNCATE)"); } catch {} }
+      d.db.close();
+    }));
   }
+  pump();
 });
 `;
 
@@ -218,7 +294,12 @@ interface Checkpointer {
   /** Started when some file's WAL first passes START_AT_WAL_BYTES, and unref'd (it never keeps a process alive). */
   worker: Worker | undefined;
   files: Map<string, Checkpointed>;
-  acks: Map<number, () => void>;
+  /** Answers awaited from the thread, by ack number (a message with `error` failed there). */
+  acks: Map<number, (m: { error?: string } | undefined) => void>;
+  /** The image the thread writes new sandbox files from (sent once). */
+  image?: Buffer;
+  /** Holds of one file so far: a release names the hold it ends. */
+  gens: number;
   next: number;
   watch: NodeJS.Timeout | undefined;
 }
@@ -241,7 +322,7 @@ function walBytes(file: string): number {
 
 function checkpointer(ms: number): Checkpointer {
   if (thread) return thread;
-  const t: Checkpointer = { worker: undefined, files: new Map(), acks: new Map(), next: 0, watch: undefined };
+  const t: Checkpointer = { worker: undefined, files: new Map(), acks: new Map(), next: 0, watch: undefined, gens: 0 };
   t.watch = setInterval(() => {
     for (const file of t.files.keys()) {
       if (walBytes(file) < START_AT_WAL_BYTES) continue;
@@ -256,7 +337,7 @@ function checkpointer(ms: number): Checkpointer {
 
 function startThread(t: Checkpointer, ms: number): void {
   clearInterval(t.watch);
-  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver: SQLITE_DRIVER, ms } });
+  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver: SQLITE_DRIVER, ms, startAt: START_AT_WAL_BYTES } });
   worker.unref();
   t.worker = worker;
   for (const [path, f] of t.files) worker.postMessage({ type: "add", path, restartFrames: f.restartFrames });
@@ -265,9 +346,9 @@ function startThread(t: Checkpointer, ms: number): void {
   // writes while the thread copies those last frames, so that its next commit restarts it. Copied
   // on the main thread instead (page copies and two fsyncs on the event loop: 10–30 ms during a
   // long advance, issue 19) only when pauses keep missing (requests writing meanwhile).
-  worker.on("message", (m: { type: string; path?: string; ack?: number; restarts?: number }) => {
-    if (m.type === "removed") {
-      t.acks.get(m.ack as number)?.();
+  worker.on("message", (m: { type: string; path?: string; ack?: number; restarts?: number; error?: string }) => {
+    if (m.type === "ack") {
+      t.acks.get(m.ack as number)?.(m);
       t.acks.delete(m.ack as number);
       if (t.acks.size === 0) worker.unref();
       return;
@@ -319,7 +400,7 @@ function startThread(t: Checkpointer, ms: number): void {
       resume(f);
       if (!f.stopping && f.sqlite.open) f.sqlite.pragma("wal_autocheckpoint = 1000");
     }
-    for (const ack of t.acks.values()) ack();
+    for (const ack of t.acks.values()) ack(undefined);
     if (thread === t) thread = undefined;
   });
 }
@@ -364,10 +445,56 @@ export function checkpointInBackground(
     const ack = ++t.next;
     // the thread closes its connection before the caller closes (or deletes) the file
     await new Promise<void>((done) => {
-      t.acks.set(ack, done);
+      t.acks.set(ack, () => done());
       worker.ref(); // until the answer: a stopping process waits for it
       worker.postMessage({ type: "remove", path: file, ack, truncate: opts.beforeClose === true });
     });
+  };
+}
+
+/** One request to the thread, answered when done: undefined when it failed there or the thread is gone. */
+function ask(t: Checkpointer, worker: Worker, message: Record<string, unknown>): Promise<boolean> {
+  const ack = ++t.next;
+  return new Promise<boolean>((done) => {
+    t.acks.set(ack, (m) => done(m !== undefined && m.error === undefined));
+    worker.ref(); // until the answer
+    worker.postMessage({ ...message, ack });
+  });
+}
+
+/** A sandbox file the checkpointer thread holds open around the main connection's life (`holdFile`). */
+export interface HeldFile {
+  /**
+   * After the main connection closed: the thread copies the WAL back and closes last (deleting the
+   * WAL), in its own time; resolves once it has (or once a new hold of the file took it over).
+   */
+  release(): Promise<void>;
+}
+
+/**
+ * Before the main connection opens `path` (a sandbox's file): the checkpointer thread (started if
+ * it was not) writes it from `image` when it does not exist, opens it and makes its WAL's first
+ * write, and keeps it open until `release()`. Then opening it here, writing and closing it do no
+ * fsync, no file creation and no unlink on the event loop (docs/performance.md "A storm of
+ * creates"). Undefined when the thread could not (the caller opens the file itself, as before).
+ */
+export async function holdFile(path: string, image: Buffer | undefined, restartFrames = 4000): Promise<HeldFile | undefined> {
+  mkdirSync(dirname(path), { recursive: true });
+  const t = checkpointer(250);
+  if (!t.worker) startThread(t, 250);
+  const worker = t.worker;
+  if (!worker) return undefined;
+  if (image && t.image !== image) {
+    t.image = image;
+    worker.postMessage({ type: "image", image: walImage(image) });
+  }
+  const file = resolve(path);
+  const gen = ++t.gens;
+  if (!(await ask(t, worker, { type: "hold", path: file, gen, image: image !== undefined, restartFrames }))) return undefined;
+  return {
+    release: async () => {
+      if (t.worker === worker) await ask(t, worker, { type: "release", path: file, gen });
+    },
   };
 }
 

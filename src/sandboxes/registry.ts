@@ -66,7 +66,13 @@ export interface Composition {
    * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
    * image, to be opened from later.
    */
-  close(graceMs: number): Promise<{ nowMs: number; nextDueAt: number | undefined; image: Buffer | undefined }>;
+  close(graceMs: number): Promise<{
+    nowMs: number;
+    nextDueAt: number | undefined;
+    image: Buffer | undefined;
+    /** Settles when the file is wholly let go (the checkpointer thread closes it after this connection). */
+    released: Promise<void>;
+  }>;
 }
 
 export interface SandboxMerchant {
@@ -86,6 +92,10 @@ export interface OpenSpec {
   /** Virtual ms its clock is at now by the registry's anchor (its own saved clock may be later). */
   anchorNowMs: number;
   startMs: number;
+  /** Its file was written from this build's image by this process: it has every migration. */
+  current: boolean;
+  /** A create: its database is the image as it is (nothing to recover, no clock saved). */
+  fresh: boolean;
   /** Its creation scenario, reloaded by its reset. */
   scenario: unknown;
   baseUrl: string;
@@ -108,7 +118,8 @@ export interface RegistryOptions {
   publicUrl: () => string;
   /** A fresh database image: migrated, the built-in merchant seeded, no instance secret. */
   image: () => Buffer;
-  open: (spec: OpenSpec) => Composition;
+  /** Opens a composition; its file is prepared off the event loop (src/compose.ts). */
+  open: (spec: OpenSpec) => Promise<Composition>;
   logger: Logger;
   /** Compositions kept open at most (least recently used closed first). */
   maxOpen?: number;
@@ -151,6 +162,12 @@ export class SandboxRegistry {
   /** `:memory:` sandboxes that are closed: their images. */
   private readonly images = new Map<string, Buffer>();
   private readonly dirty = new Set<string>();
+  /** Opens under way (a closed sandbox's first requests share one). */
+  private readonly opening = new Map<string, Promise<OpenEntry>>();
+  /** Rows whose files this process wrote from its image. */
+  private readonly madeHere = new WeakSet<Row>();
+  /** Creates under way: they count against the limit. */
+  private creating = 0;
   private readonly ids: Ids;
   private readonly memory: boolean;
   private readonly folder: string;
@@ -182,7 +199,7 @@ export class SandboxRegistry {
    * POST /_sandbox/sandboxes: a new sandbox, opened, its scenario loaded. Bad input is a 400 naming
    * the field and leaves nothing behind; one over the limit is a 429.
    */
-  create(input: CreateInput): SandboxSummary & { merchant: SandboxMerchant } {
+  async create(input: CreateInput): Promise<SandboxSummary & { merchant: SandboxMerchant }> {
     if (this.stopped) throw badRequest("The server is stopping");
     const ttlMs = this.ttlOf(input.ttl);
     let startMs: number | undefined;
@@ -192,7 +209,7 @@ export class SandboxRegistry {
         throw invalidField("startTime", "an ISO 8601 instant between 1970 and 9999");
     }
     if (input.name !== undefined && input.name.length > 200) throw invalidField("name", "at most 200 characters");
-    if (this.rows.size >= this.o.maxSandboxes) throw tooMany(`Too many sandboxes (limit ${this.o.maxSandboxes})`);
+    if (this.rows.size + this.creating >= this.o.maxSandboxes) throw tooMany(`Too many sandboxes (limit ${this.o.maxSandboxes})`);
     const now = this.o.wallNow();
     const id = this.ids.next("sandbox");
     const start = startMs ?? this.o.rootNow();
@@ -208,7 +225,18 @@ export class SandboxRegistry {
       clockReal: now,
       wakeReal: 0,
     };
-    const comp = this.o.open(this.spec(row, this.image()));
+    this.madeHere.add(row);
+    this.creating++;
+    let comp: Composition;
+    try {
+      comp = await this.o.open(this.spec(row, this.image(), true));
+    } finally {
+      this.creating--;
+    }
+    if (this.stopped) {
+      void this.discard(comp, id);
+      throw badRequest("The server is stopping");
+    }
     let merchants: ReadonlyArray<SandboxMerchant> = [];
     try {
       if (input.scenario !== undefined) {
@@ -219,7 +247,7 @@ export class SandboxRegistry {
       inTransaction(this.o.rootDb, () => this.o.rootDb.insert(sandboxes).values(row).run());
     } catch (err) {
       // nothing left behind: its database goes with it
-      void comp.close(0).finally(() => this.removeFiles(id));
+      void this.discard(comp, id);
       throw err;
     }
     // its time starts now that it is ready: the 201 says `now` = startTime
@@ -262,7 +290,10 @@ export class SandboxRegistry {
       await this.remove(id);
       throw sandboxNotFound(id);
     }
-    if (!entry) entry = this.openRow(row);
+    if (!entry) {
+      entry = await this.openRow(row);
+      if (this.rows.get(id) !== row) throw sandboxNotFound(id);
+    }
     row.lastUsedReal = now;
     this.dirty.add(id);
     entry.lastReal = now;
@@ -291,7 +322,8 @@ export class SandboxRegistry {
         this.o.logger.info({ sandbox: row.id }, `sandbox ${row.id} expired (unused for ${row.ttlMs / 1000} s)`);
         await this.remove(row.id);
       } else if (!this.opened.has(row.id) && row.wakeReal !== null && row.wakeReal <= now) {
-        this.openRow(row);
+        // its due work runs from the next tick on
+        this.openRow(row).catch((err: unknown) => this.o.logger.error({ err, sandbox: row.id }, "opening a sandbox failed"));
       }
     }
     for (const [id, entry] of this.opened) {
@@ -362,12 +394,14 @@ export class SandboxRegistry {
     return this.imageCache;
   }
 
-  private spec(row: Row, image: Buffer | undefined): OpenSpec {
+  private spec(row: Row, image: Buffer | undefined, fresh = false): OpenSpec {
     return {
       id: row.id,
       path: this.pathOf(row.id),
       image,
       anchorNowMs: this.anchorNow(row),
+      current: this.madeHere.has(row),
+      fresh,
       startMs: row.startMs,
       scenario: row.scenario ?? undefined,
       baseUrl: `${this.o.publicUrl()}${basePathOf(row.id)}`,
@@ -375,9 +409,32 @@ export class SandboxRegistry {
     };
   }
 
-  private openRow(row: Row): OpenEntry {
+  /** Opens a closed sandbox; concurrent callers share the one open. */
+  private openRow(row: Row): Promise<OpenEntry> {
+    let opening = this.opening.get(row.id);
+    if (!opening) {
+      opening = this.openNow(row).finally(() => this.opening.delete(row.id));
+      this.opening.set(row.id, opening);
+    }
+    return opening;
+  }
+
+  private async openNow(row: Row): Promise<OpenEntry> {
     const image = this.memory ? this.images.get(row.id) : this.image();
-    const comp = this.o.open(this.spec(row, image));
+    let comp: Composition;
+    try {
+      comp = await this.o.open(this.spec(row, image));
+    } catch (err) {
+      if (this.rows.get(row.id) === row) throw err;
+      // deleted while its file was prepared: its files went from under the open
+      this.removeFiles(row.id);
+      throw sandboxNotFound(row.id);
+    }
+    if (this.rows.get(row.id) !== row || this.stopped) {
+      // deleted (or the server stopping) while its file was prepared
+      void this.discard(comp, row.id);
+      throw sandboxNotFound(row.id);
+    }
     this.images.delete(row.id);
     const entry: OpenEntry = { comp, active: 0, lastReal: this.o.wallNow() };
     this.opened.set(row.id, entry);
@@ -420,6 +477,9 @@ export class SandboxRegistry {
             .set({ clockMs: row.clockMs, clockReal: row.clockReal, wakeReal: row.wakeReal, lastUsedReal: row.lastUsedReal })
             .where(eq(sandboxes.id, id))
             .run();
+        } else {
+          // deleted: its files are removed next, once the thread has closed them
+          await closed.released;
         }
       } catch (err) {
         this.o.logger.error({ err, sandbox: id }, "closing a sandbox failed");
@@ -457,6 +517,17 @@ export class SandboxRegistry {
         });
       }
       await this.closeOne(id, 0);
+    }
+    this.removeFiles(id);
+  }
+
+  /** Closes a composition nobody will use and removes its files once the thread has let them go. */
+  private async discard(comp: Composition, id: string): Promise<void> {
+    try {
+      const closed = await comp.close(0);
+      await closed.released;
+    } catch (err) {
+      this.o.logger.error({ err, sandbox: id }, "closing a sandbox failed");
     }
     this.removeFiles(id);
   }

@@ -5,7 +5,7 @@ import { createSandboxRoute, deleteSandboxRoute, getSandboxRoute, listSandboxesR
 
 /** The root's `/_sandbox/sandboxes` (CONTRACT §8). */
 export function registerSandboxes(app: OpenAPIHono<AppEnv>, registry: SandboxRegistry) {
-  app.openapi(createSandboxRoute, (c) => c.json(registry.create(c.req.valid("json") ?? {}), 201));
+  app.openapi(createSandboxRoute, async (c) => c.json(await registry.create(c.req.valid("json") ?? {}), 201));
   app.openapi(listSandboxesRoute, (c) => c.json(registry.list(), 200));
   app.openapi(getSandboxRoute, (c) => c.json(registry.get(c.req.valid("param").id), 200));
   app.openapi(deleteSandboxRoute, async (c) => {
