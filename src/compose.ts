@@ -197,13 +197,16 @@ function openSandbox(spec: OpenSpec, shared: Shared): Composition {
       clock.resetTo(ms);
       ctx.clockStore.save();
     },
-    async close(graceMs) {
+    async close(graceMs, deletion) {
       // its listeners' streams end (they reconnect, which opens it again)
       ctx.events.close();
       await ctx.work.idle();
       // where its work is due, before the dispatcher stops (a stopped one reports none)
       const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
-      const interrupted = await ctx.webhooks.drain(graceMs);
+      // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
+      // and what is cut off is final; closed: the rest is retried when it opens again
+      if (deletion?.settleDue) await ctx.webhooks.settleDue();
+      const interrupted = deletion ? ctx.webhooks.interrupt({ deleted: true }) : await ctx.webhooks.drain(graceMs);
       await ctx.work.idle();
       await ctx.webhooks.close();
       const nowMs = clock.nowMs();

@@ -64,9 +64,14 @@ export interface Composition {
   /**
    * Finishes what runs (webhooks get `graceMs`, then are recorded as interrupted), saves its clock
    * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
-   * image, to be opened from later.
+   * image, to be opened from later. With `deletion` it is closed for good: `settleDue` first sends
+   * the webhooks due and waits for their answers (bounded by the attempt timeout), and attempts cut
+   * off are the last (docs/parallel-suites.md#deleting-a-sandbox).
    */
-  close(graceMs: number): Promise<{ nowMs: number; nextDueAt: number | undefined; image: Buffer | undefined }>;
+  close(
+    graceMs: number,
+    deletion?: { settleDue: boolean },
+  ): Promise<{ nowMs: number; nextDueAt: number | undefined; image: Buffer | undefined }>;
 }
 
 export interface SandboxMerchant {
@@ -239,10 +244,14 @@ export class SandboxRegistry {
     return this.summary(this.rowOf(id));
   }
 
-  /** DELETE /_sandbox/sandboxes/{id}: it is gone at once (404 from then on); its requests finish first. */
-  async delete(id: string): Promise<void> {
+  /**
+   * DELETE /_sandbox/sandboxes/{id}: it is gone at once (404 from then on); its requests finish
+   * first, then its webhooks due by now go out and are answered (bounded by the attempt timeout),
+   * unless `force` drops them (docs/parallel-suites.md#deleting-a-sandbox).
+   */
+  async delete(id: string, opts: { force?: boolean } = {}): Promise<void> {
     this.rowOf(id);
-    await this.remove(id);
+    await this.remove(id, { settleDue: opts.force !== true });
   }
 
   /**
@@ -403,12 +412,12 @@ export class SandboxRegistry {
     }
   }
 
-  private closeOne(id: string, graceMs = 0): Promise<void> {
+  private closeOne(id: string, graceMs = 0, deletion?: { settleDue: boolean }): Promise<void> {
     const entry = this.opened.get(id);
     if (!entry) return Promise.resolve();
     entry.closing ??= (async () => {
       try {
-        const closed = await entry.comp.close(graceMs);
+        const closed = await entry.comp.close(graceMs, deletion);
         const row = this.rows.get(id);
         if (row) {
           if (closed.image) this.images.set(id, closed.image);
@@ -437,7 +446,8 @@ export class SandboxRegistry {
     return row.clockReal + Math.ceil((due - row.clockMs) / this.o.scale);
   }
 
-  private async remove(id: string): Promise<void> {
+  /** Deletes it (expired, or DELETE): by default its webhooks on the wire are cut off. */
+  private async remove(id: string, deletion = { settleDue: false }): Promise<void> {
     const row = this.rows.get(id);
     if (!row) return;
     this.rows.delete(id);
@@ -446,7 +456,7 @@ export class SandboxRegistry {
     this.o.rootDb.delete(sandboxes).where(eq(sandboxes.id, id)).run();
     const entry = this.opened.get(id);
     if (entry) {
-      // its requests under way answer first (a bounded wait), then its webhooks are cut off
+      // its requests under way answer first (a bounded wait), then its webhooks settle or are cut off
       if (entry.active > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 5_000);
@@ -456,7 +466,7 @@ export class SandboxRegistry {
           };
         });
       }
-      await this.closeOne(id, 0);
+      await this.closeOne(id, 0, deletion);
     }
     this.removeFiles(id);
   }

@@ -34,6 +34,8 @@ let jobs = 0;
 export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
+/** An attempt cut off by its sandbox's deletion: nothing is left to retry it, so it is the last. */
+export const DELETED_ERROR = "interrupted: sandbox deleted during the attempt";
 const MINUTE = 60_000;
 /**
  * Due rows taken off the due index per claim at most (the runner calls run() again while more are
@@ -66,6 +68,8 @@ interface Outcome {
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
+  /** No retry follows, whatever the attempt number (its sandbox is being deleted). */
+  last?: boolean;
 }
 
 /** One attempt's result, as recorded (the live events, CONTRACT §9); `url` with its userinfo masked. */
@@ -494,16 +498,41 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Stops sending at once, records every attempt
-   * on the wire as interrupted (rescheduled as after a crash) and aborts its request. Parked rows
-   * get their due time back. Returns the number of attempts interrupted.
+   * Before its sandbox is deleted (docs/parallel-suites.md#deleting-a-sandbox): sends every delivery
+   * due by now (parked ones included, and those their orderKey lets go meanwhile) and waits for the
+   * answers, for at most the attempt timeout of real time from now. What is still on the wire then
+   * is for the caller to end (`interrupt({ deleted: true })`).
    */
-  interrupt(): number {
+  async settleDue(): Promise<void> {
+    // a little over the timeout: an attempt started now ends by its own timer first, as a timeout
+    const deadline = performance.now() + this.timeoutMs + 100;
+    const dueBy = this.clock.nowMs();
+    while (!this.stopped && this.db.$client.open) {
+      const started = this.run(dueBy).deliveries;
+      const settled = this.pending();
+      const left = deadline - performance.now();
+      if ((!settled && started === 0) || left <= 0) break;
+      if (!settled) continue;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Stops sending at once, records every attempt on the wire as interrupted and aborts its request:
+   * rescheduled as after a crash, or, when its sandbox is being `deleted`, the last one (nothing
+   * would retry it). Parked rows get their due time back. Returns the number of attempts interrupted.
+   */
+  interrupt(opts: { deleted?: boolean } = {}): number {
     this.stopped = true;
     const flights = [...this.flights.values()];
     const now = this.clock.nowMs();
     inTransaction(this.db, () => {
-      for (const f of flights) this.record(this.interrupted(f.row, f.n, f.at, now));
+      for (const f of flights) {
+        const o = this.interrupted(f.row, f.n, f.at, now);
+        this.record(opts.deleted ? { ...o, error: DELETED_ERROR, last: true } : o);
+      }
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
     });
     for (const f of flights) {
@@ -698,7 +727,7 @@ export class WebhookDispatcher implements DueWork {
    * settled; true when that made another delivery due.
    */
   private record(o: Outcome): boolean {
-    const next = o.ok ? null : nextAttemptAfter(o.n, o.endedAt);
+    const next = o.ok || o.last ? null : nextAttemptAfter(o.n, o.endedAt);
     const status: DeliveryStatus = o.ok ? "delivered" : next === null ? "failed" : "pending";
     if (!this.repo.settleRow(o.row.seq, status, next, o.endedAt)) return false;
     this.repo.insertAttempt({

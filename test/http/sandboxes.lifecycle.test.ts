@@ -1,0 +1,159 @@
+/**
+ * The edges of a sandbox's life (docs/parallel-suites.md#deleting-a-sandbox): a DELETE lets the
+ * webhook attempts on the wire have their answers and gives every delivery already due its first
+ * attempt before the sandbox goes; `?force=true` drops them at once.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeServer, type TestServer } from "../helpers/harness.js";
+import { cardPaymentBody } from "./payments.body.js";
+
+let s: TestServer | undefined;
+let slow: SlowReceiver | undefined;
+afterEach(async () => {
+  await s?.close();
+  await slow?.close();
+  s = undefined;
+  slow = undefined;
+});
+
+/**
+ * A receiver that answers each webhook `delayMs` real ms after it arrived (the receiver waits, not
+ * the server), and knows which answers went out whole before the sandbox hung up.
+ */
+interface SlowReceiver {
+  url: string;
+  arrived: string[];
+  /** Paths whose answer was written whole while the connection was still open. */
+  answered: string[];
+  /** Paths whose connection the sandbox closed before the answer. */
+  cut: string[];
+  waitFor(n: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function slowReceiver(delayMs: number): Promise<SlowReceiver> {
+  const arrived: string[] = [];
+  const answered: string[] = [];
+  const cut: string[] = [];
+  const waiters: Array<() => void> = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const path = req.url ?? "";
+      arrived.push(path);
+      for (const w of waiters.splice(0)) w();
+      const timer = setTimeout(() => {
+        if (res.destroyed) return;
+        res.end("ok", () => answered.push(path));
+      }, delayMs);
+      res.on("close", () => {
+        if (!res.writableFinished) {
+          clearTimeout(timer);
+          cut.push(path);
+        }
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const waitFor = async (n: number) => {
+    while (arrived.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+  };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    arrived,
+    answered,
+    cut,
+    waitFor,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function logLines(): { lines: string[]; logger: pino.Logger } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { lines, logger: pino({ level: "warn" }, stream) };
+}
+
+describe("DELETE /_sandbox/sandboxes/{id} keeps its webhooks", () => {
+  it("10 of 10: a payment to a receiver that takes 2 s, then DELETE at once: delivered and answered, then 204", async () => {
+    const log = logLines();
+    s = makeServer({ logger: log.logger });
+    slow = await slowReceiver(2_000);
+    const server = s;
+    const receiver = slow;
+    const runs = Array.from({ length: 10 }, async (_, i) => {
+      const sb = await server.create();
+      const token = await server.token(sb.base);
+      const pay = await server.http
+        .post(`${sb.base}/api/v1/payments/card`)
+        .set("authorization", token)
+        .send(cardPaymentBody({ callbackUrl: `${receiver.url}/hook-${i}` }));
+      expect(pay.status).toBe(200);
+      const del = await server.http.delete(`/_sandbox/sandboxes/${sb.id}`);
+      expect(del.status).toBe(204);
+      // gone once the DELETE answered
+      expect((await server.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(404);
+    });
+    await Promise.all(runs);
+    const hooks = Array.from({ length: 10 }, (_, i) => `/hook-${i}?paymentMethod=card`).sort();
+    expect([...receiver.arrived].sort()).toEqual(hooks);
+    expect(receiver.cut).toEqual([]);
+    expect([...receiver.answered].sort()).toEqual(hooks);
+    expect(log.lines.filter((l) => l.includes("webhook attempt"))).toEqual([]);
+  });
+
+  it("gives a delivery already due but not yet sent its first attempt before the sandbox goes", async () => {
+    s = makeServer({ webhooks: { concurrency: 1 } });
+    slow = await slowReceiver(300);
+    const sb = await s.create();
+    const token = await s.token(sb.base);
+    // parked behind a destination with no room: a concurrency of 1 and a first request on the wire
+    const pays = [];
+    for (let i = 0; i < 3; i++) {
+      pays.push(
+        s.http
+          .post(`${sb.base}/api/v1/payments/card`)
+          .set("authorization", token)
+          .send(cardPaymentBody({ callbackUrl: `${slow.url}/due-${i}` })),
+      );
+    }
+    for (const pay of await Promise.all(pays)) expect(pay.status).toBe(200);
+    expect(slow.answered.length).toBeLessThan(3);
+    expect((await s.http.delete(`/_sandbox/sandboxes/${sb.id}`)).status).toBe(204);
+    expect(slow.answered.length).toBe(3);
+    expect(slow.cut).toEqual([]);
+  });
+
+  it("?force=true drops what is in flight at once, and any other force is a 400 that deletes nothing", async () => {
+    s = makeServer();
+    slow = await slowReceiver(60_000);
+    const sb = await s.create();
+    const token = await s.token(sb.base);
+    await s.http
+      .post(`${sb.base}/api/v1/payments/card`)
+      .set("authorization", token)
+      .send(cardPaymentBody({ callbackUrl: `${slow.url}/forced` }));
+    await slow.waitFor(1);
+    const bad = await s.http.delete(`/_sandbox/sandboxes/${sb.id}?force=yes`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.errorMessage).toContain("force");
+    expect((await s.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(200);
+    const del = await s.http.delete(`/_sandbox/sandboxes/${sb.id}?force=true`);
+    expect(del.status).toBe(204);
+    expect(slow.answered).toEqual([]);
+    expect((await s.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(404);
+  });
+});
