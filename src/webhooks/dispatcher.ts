@@ -23,7 +23,7 @@ import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
 import { maskUrl } from "./journal.js";
-import { abortJob, closeOwner, type SendJob, type SendResult, sendJobs } from "./sender.js";
+import { abortJob, closeOwner, type SendJob, type SendResult, sendJobs, syncSender } from "./sender.js";
 import { type DeliveryStatus, type DueRow, WebhooksRepo } from "./webhooks.repo.js";
 
 /** Dispatchers made so far (each one's Agent in the sender thread) and attempts sent so far (job ids). */
@@ -456,6 +456,19 @@ export class WebhookDispatcher implements DueWork {
   pending(): Promise<void> | undefined {
     if (this.flights.size === 0 && this.done.length === 0) return undefined;
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * The journal's read barrier (docs/webhooks.md): every answer the sender thread has read by now
+   * is recorded when this resolves, so a client whose receiver just answered never reads its
+   * delivery as pending. At once when nothing is on the wire or waiting to be recorded.
+   */
+  async settled(): Promise<void> {
+    if (this.flights.size > 0) await syncSender();
+    if (this.done.length === 0 || !this.db.$client.open) return;
+    const paused = writesPaused(this.db.$client);
+    if (paused) await paused;
+    if (this.done.length > 0) this.flush();
   }
 
   /**
