@@ -313,8 +313,9 @@ export class SandboxRegistry {
       }
     }
     this.closeOverflow();
-    // what this tick closes is closed when it returns (a closed sandbox's row holds its clock and wake time)
-    await Promise.all([...this.opened.values()].map((e) => e.closing));
+    // what this tick closes is closed when it returns (a closed sandbox's row holds its clock and wake
+    // time); one being deleted (no row) is not waited for: its webhooks may take the attempt timeout
+    await Promise.all([...this.opened].filter(([id]) => this.rows.has(id)).map(([, e]) => e.closing));
     this.flush(now);
   }
 

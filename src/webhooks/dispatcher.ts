@@ -68,8 +68,6 @@ interface Outcome {
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
-  /** No retry follows, whatever the attempt number (its sandbox is being deleted). */
-  last?: boolean;
 }
 
 /** One attempt's result, as recorded (the live events, CONTRACT §9); `url` with its userinfo masked. */
@@ -190,6 +188,8 @@ export class WebhookDispatcher implements DueWork {
   private took_ = 0;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private stopped = false;
+  /** Its sandbox is being deleted: an attempt that fails now is the last (nothing would retry it). */
+  private deleting = false;
   /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
   private taken: Flight[] = [];
   /** `rollbacks()` when the open batch's first delivery was taken. */
@@ -517,6 +517,7 @@ export class WebhookDispatcher implements DueWork {
    * is for the caller to end (`interrupt({ deleted: true })`).
    */
   async settleDue(): Promise<void> {
+    this.deleting = true;
     // a little over the timeout: an attempt started now ends by its own timer first, as a timeout
     const deadline = performance.now() + this.timeoutMs + 100;
     const dueBy = this.clock.nowMs();
@@ -539,12 +540,13 @@ export class WebhookDispatcher implements DueWork {
    */
   interrupt(opts: { deleted?: boolean } = {}): number {
     this.stopped = true;
+    if (opts.deleted) this.deleting = true;
     const flights = [...this.flights.values()];
     const now = this.clock.nowMs();
     inTransaction(this.db, () => {
       for (const f of flights) {
         const o = this.interrupted(f.row, f.n, f.at, now);
-        this.record(opts.deleted ? { ...o, error: DELETED_ERROR, last: true } : o);
+        this.record(this.deleting ? { ...o, error: DELETED_ERROR } : o);
       }
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
     });
@@ -740,7 +742,7 @@ export class WebhookDispatcher implements DueWork {
    * settled; true when that made another delivery due.
    */
   private record(o: Outcome): boolean {
-    const next = o.ok || o.last ? null : nextAttemptAfter(o.n, o.endedAt);
+    const next = o.ok || this.deleting ? null : nextAttemptAfter(o.n, o.endedAt);
     const status: DeliveryStatus = o.ok ? "delivered" : next === null ? "failed" : "pending";
     if (!this.repo.settleRow(o.row.seq, status, next, o.endedAt)) return false;
     this.repo.insertAttempt({
@@ -772,7 +774,7 @@ export class WebhookDispatcher implements DueWork {
           error: o.error,
           nextAttemptAt: next === null ? null : toIso(next),
         },
-        `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? "no more attempts" : `next at ${toIso(next)}`}`,
+        `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? (this.deleting ? "no more attempts: its sandbox is deleted" : "no more attempts") : `next at ${toIso(next)}`}`,
       );
     }
     return status !== "pending" && this.repo.promoteNext(o.row.orderKey, o.endedAt);

@@ -156,4 +156,33 @@ describe("DELETE /_sandbox/sandboxes/{id} keeps its webhooks", () => {
     expect(slow.answered).toEqual([]);
     expect((await s.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(404);
   });
+
+  it("a receiver that never answers: the DELETE waits at most the attempt timeout, and holds up no tick", async () => {
+    const log = logLines();
+    s = makeServer({ webhooks: { timeoutMs: 1_000 }, logger: log.logger });
+    slow = await slowReceiver(60_000);
+    const sb = await s.create();
+    const token = await s.token(sb.base);
+    await s.http
+      .post(`${sb.base}/api/v1/payments/card`)
+      .set("authorization", token)
+      .send(cardPaymentBody({ callbackUrl: `${slow.url}/hung` }));
+    await slow.waitFor(1);
+    let deleted = false;
+    const del = s.http.delete(`/_sandbox/sandboxes/${sb.id}`).then((r) => {
+      deleted = true;
+      return r;
+    });
+    // the sandbox is gone for new requests at once, and the once-a-second tick does not wait for it
+    while ((await s.http.get(`/_sandbox/sandboxes/${sb.id}`)).status !== 404);
+    await s.server.tick();
+    expect(slow.cut).toEqual([]);
+    expect(deleted).toBe(false);
+    expect((await del).status).toBe(204);
+    expect(slow.cut).toEqual(["/hung?paymentMethod=card"]);
+    // a retry that nothing would make is not announced
+    const lines = log.lines.filter((l) => l.includes("webhook attempt 1 failed"));
+    expect(lines.length).toBe(1);
+    expect(lines[0]).toContain("no more attempts: its sandbox is deleted");
+  });
 });
