@@ -3,12 +3,11 @@
  * webhook attempts on the wire have their answers and gives every delivery already due its first
  * attempt before the sandbox goes; `?force=true` drops them at once.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeServer, type TestServer } from "../helpers/harness.js";
+import { type SlowReceiver, slowReceiver } from "../helpers/slow-receiver.js";
 import { cardPaymentBody } from "./payments.body.js";
 
 let s: TestServer | undefined;
@@ -19,62 +18,6 @@ afterEach(async () => {
   s = undefined;
   slow = undefined;
 });
-
-/**
- * A receiver that answers each webhook `delayMs` real ms after it arrived (the receiver waits, not
- * the server), and knows which answers went out whole before the sandbox hung up.
- */
-interface SlowReceiver {
-  url: string;
-  arrived: string[];
-  /** Paths whose answer was written whole while the connection was still open. */
-  answered: string[];
-  /** Paths whose connection the sandbox closed before the answer. */
-  cut: string[];
-  waitFor(n: number): Promise<void>;
-  close(): Promise<void>;
-}
-
-async function slowReceiver(delayMs: number): Promise<SlowReceiver> {
-  const arrived: string[] = [];
-  const answered: string[] = [];
-  const cut: string[] = [];
-  const waiters: Array<() => void> = [];
-  const server: Server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const path = req.url ?? "";
-      arrived.push(path);
-      for (const w of waiters.splice(0)) w();
-      const timer = setTimeout(() => {
-        if (res.destroyed) return;
-        res.end("ok", () => answered.push(path));
-      }, delayMs);
-      res.on("close", () => {
-        if (!res.writableFinished) {
-          clearTimeout(timer);
-          cut.push(path);
-        }
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const waitFor = async (n: number) => {
-    while (arrived.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
-  };
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    arrived,
-    answered,
-    cut,
-    waitFor,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 function logLines(): { lines: string[]; logger: pino.Logger } {
   const lines: string[] = [];
