@@ -261,6 +261,8 @@ export class SandboxRegistry {
   async fetch(id: string, req: Request, env: unknown): Promise<Response> {
     let entry = this.opened.get(id);
     if (entry?.closing) {
+      // one being deleted is gone already: no wait for its webhooks
+      if (!this.rows.has(id)) throw sandboxNotFound(id);
       await entry.closing;
       entry = this.opened.get(id);
     }

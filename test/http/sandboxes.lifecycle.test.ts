@@ -100,7 +100,7 @@ describe("DELETE /_sandbox/sandboxes/{id} keeps its webhooks", () => {
     expect((await s.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(404);
   });
 
-  it("a receiver that never answers: the DELETE waits at most the attempt timeout, and holds up no tick", async () => {
+  it("a receiver that never answers: the DELETE waits at most the attempt timeout, and holds up neither a tick nor a request", async () => {
     const log = logLines();
     s = makeServer({ webhooks: { timeoutMs: 1_000 }, logger: log.logger });
     slow = await slowReceiver(60_000);
@@ -119,6 +119,7 @@ describe("DELETE /_sandbox/sandboxes/{id} keeps its webhooks", () => {
     // the sandbox is gone for new requests at once, and the once-a-second tick does not wait for it
     while ((await s.http.get(`/_sandbox/sandboxes/${sb.id}`)).status !== 404);
     await s.server.tick();
+    expect((await s.http.get(`${sb.base}/_sandbox/clock`)).status).toBe(404);
     expect(slow.cut).toEqual([]);
     expect(deleted).toBe(false);
     expect((await del).status).toBe(204);
