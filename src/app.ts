@@ -93,11 +93,6 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*", "/guide", "/guide/*"]) app.use(path, links);
   }
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
-  if (ctx.recorder.enabled) {
-    // CONTRACT §10: inside awaitCommit, so a call's record commits with the call
-    const record = recordCalls(ctx.recorder, ctx.clock);
-    for (const path of RECORDED_PATHS) app.use(path, record);
-  }
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
     // health stays open so container health checks need no secret
@@ -105,6 +100,12 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   }
   const bearer = bearerAuth(ctx.auth);
   for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, bearer);
+  if (ctx.recorder.enabled) {
+    // after the auth checks: a refused call is never recorded (docs/recording.md); inside
+    // awaitCommit, so a call's record commits with the call
+    const record = recordCalls(ctx.recorder, ctx.clock);
+    for (const path of RECORDED_PATHS) app.use(path, record);
+  }
   // CONTRACT §4 Chaos and faults: rate limit emulation, then scenario fault rules on the create routes
   if (ctx.config.rateLimit) {
     const limiter = rateLimit(ctx.config.rateLimit);

@@ -56,6 +56,18 @@ export interface Server {
 /** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
 const SANDBOX_CACHE_KIB = 4000;
 const PREFIX = "/sandboxes/";
+/** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
+const DOT_SEGMENTS_REFUSED = "Not found: a path under /sandboxes/ cannot have . or .. segments";
+
+/**
+ * A request target's path (of an absolute-form target too), without its query or fragment and
+ * without the tabs and newlines a URL parser drops.
+ */
+function pathOf(target: string): string {
+  const path = target.replace(/[\t\n\r]/g, "").replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "");
+  return path.split(/[?#]/, 1)[0] ?? "";
+}
 
 export function createServer(opts: ServerOptions): Server {
   const { config } = opts;
@@ -85,6 +97,14 @@ export function createServer(opts: ServerOptions): Server {
   const fetch = (req: Request, env?: unknown): Response | Promise<Response> => {
     const url = req.url;
     const start = url.indexOf("/", url.indexOf(":") + 3);
+    // `req.url` has its dot segments resolved already (`/sandboxes/A/%2e%2e/B` is B's): the path as
+    // sent decides (docs/parallel-suites.md: a path under a sandbox never acts outside it)
+    const sent = (env as { incoming?: { url?: string } } | undefined)?.incoming?.url;
+    const path = sent === undefined ? undefined : pathOf(sent);
+    if (path !== undefined && DOT_SEGMENT.test(path) && (path.startsWith(PREFIX) || url.startsWith(PREFIX, start))) {
+      logger.info({ method: req.method, status: 404 }, `${req.method} ${path.slice(0, 120)} 404: ${DOT_SEGMENTS_REFUSED}`);
+      return jsonError(404, DOT_SEGMENTS_REFUSED);
+    }
     if (!url.startsWith(PREFIX, start)) return rootApp.fetch(req, env);
     const end = url.slice(start + PREFIX.length).search(/[/?#]|$/);
     const id = url.slice(start + PREFIX.length, start + PREFIX.length + end);
@@ -223,13 +243,16 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
         clock.resetTo(ms);
         ctx.clockStore.save();
       },
-      async close(graceMs) {
+      async close(graceMs, deletion) {
         // its listeners' streams end (they reconnect, which opens it again)
         ctx.events.close();
         await ctx.work.idle();
         // where its work is due, before the dispatcher stops (a stopped one reports none)
         const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
-        const interrupted = await ctx.webhooks.drain(graceMs);
+        // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
+        // and what is cut off is final; closed: the rest is retried when it opens again
+        if (deletion?.settleDue) await ctx.webhooks.settleDue();
+        const interrupted = deletion ? ctx.webhooks.interrupt({ deleted: true }) : await ctx.webhooks.drain(graceMs);
         await ctx.work.idle();
         await ctx.webhooks.close();
         const nowMs = clock.nowMs();

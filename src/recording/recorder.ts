@@ -9,7 +9,8 @@
  * transactions (complete, the webhook journal, replay). Not: reads of pages, the dashboard, health,
  * events, scenarios (their documents head the file instead), reset (it empties the recording) and
  * the recording itself. A call whose body is not JSON (or a form, for a page) is not recorded:
- * a steps file cannot send it.
+ * a steps file cannot send it. Nor is a call refused for its credentials (401): the middleware
+ * runs after the auth checks, so anonymous traffic cannot add steps or push a session out.
  *
  * Bounded: a body over the request limit never reaches here (413 first), an answer is kept only
  * when it is JSON of at most RESPONSE_LIMIT bytes, and the newest `keep` calls are kept
@@ -240,6 +241,8 @@ export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler
     if (kind === undefined) return next();
     const at = clock.nowMs();
     await next();
+    // mounted after the auth checks; a 401 here is a route's own credentials refused (the report's)
+    if (c.res.status === 401) return;
     // Node's own request (its headers and url as received) where there is one: the web Request's
     // headers are built on first use, which the gateway's hot path otherwise avoids
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

@@ -140,6 +140,8 @@ async function runSteps(loaded: LoadedFile, opts: RunOptions, receiver: Receiver
       opts.onStepEnd?.(loaded, r, fileIndex);
     }
   } finally {
+    // the webhooks of the last steps go out and are answered before the sandbox ends (docs/run.md)
+    await target.runDue().catch(() => undefined);
     const note = await target.close();
     if (note) result.note = note;
   }

@@ -64,9 +64,14 @@ export interface Composition {
   /**
    * Finishes what runs (webhooks get `graceMs`, then are recorded as interrupted), saves its clock
    * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
-   * image, to be opened from later.
+   * image, to be opened from later. With `deletion` it is closed for good: `settleDue` first sends
+   * the webhooks due and waits for their answers (bounded by the attempt timeout), and attempts cut
+   * off are the last (docs/parallel-suites.md#deleting-a-sandbox).
    */
-  close(graceMs: number): Promise<{
+  close(
+    graceMs: number,
+    deletion?: { settleDue: boolean },
+  ): Promise<{
     nowMs: number;
     nextDueAt: number | undefined;
     image: Buffer | undefined;
@@ -267,10 +272,14 @@ export class SandboxRegistry {
     return this.summary(this.rowOf(id));
   }
 
-  /** DELETE /_sandbox/sandboxes/{id}: it is gone at once (404 from then on); its requests finish first. */
-  async delete(id: string): Promise<void> {
+  /**
+   * DELETE /_sandbox/sandboxes/{id}: it is gone at once (404 from then on); its requests finish
+   * first, then its webhooks due by now go out and are answered (bounded by the attempt timeout),
+   * unless `force` drops them (docs/parallel-suites.md#deleting-a-sandbox).
+   */
+  async delete(id: string, opts: { force?: boolean } = {}): Promise<void> {
     this.rowOf(id);
-    await this.remove(id);
+    await this.remove(id, { settleDue: opts.force !== true });
   }
 
   /**
@@ -280,6 +289,8 @@ export class SandboxRegistry {
   async fetch(id: string, req: Request, env: unknown): Promise<Response> {
     let entry = this.opened.get(id);
     if (entry?.closing) {
+      // one being deleted is gone already: no wait for its webhooks
+      if (!this.rows.has(id)) throw sandboxNotFound(id);
       await entry.closing;
       entry = this.opened.get(id);
     }
@@ -336,8 +347,9 @@ export class SandboxRegistry {
       }
     }
     this.closeOverflow();
-    // what this tick closes is closed when it returns (a closed sandbox's row holds its clock and wake time)
-    await Promise.all([...this.opened.values()].map((e) => e.closing));
+    // what this tick closes is closed when it returns (a closed sandbox's row holds its clock and wake
+    // time); one being deleted (no row) is not waited for: its webhooks may take the attempt timeout
+    await Promise.all([...this.opened].filter(([id]) => this.rows.has(id)).map(([, e]) => e.closing));
     this.flush(now);
   }
 
@@ -460,12 +472,12 @@ export class SandboxRegistry {
     }
   }
 
-  private closeOne(id: string, graceMs = 0): Promise<void> {
+  private closeOne(id: string, graceMs = 0, deletion?: { settleDue: boolean }): Promise<void> {
     const entry = this.opened.get(id);
     if (!entry) return Promise.resolve();
     entry.closing ??= (async () => {
       try {
-        const closed = await entry.comp.close(graceMs);
+        const closed = await entry.comp.close(graceMs, deletion);
         const row = this.rows.get(id);
         if (row) {
           if (closed.image) this.images.set(id, closed.image);
@@ -497,7 +509,8 @@ export class SandboxRegistry {
     return row.clockReal + Math.ceil((due - row.clockMs) / this.o.scale);
   }
 
-  private async remove(id: string): Promise<void> {
+  /** Deletes it (expired, or DELETE): by default its webhooks on the wire are cut off. */
+  private async remove(id: string, deletion = { settleDue: false }): Promise<void> {
     const row = this.rows.get(id);
     if (!row) return;
     this.rows.delete(id);
@@ -506,7 +519,7 @@ export class SandboxRegistry {
     this.o.rootDb.delete(sandboxes).where(eq(sandboxes.id, id)).run();
     const entry = this.opened.get(id);
     if (entry) {
-      // its requests under way answer first (a bounded wait), then its webhooks are cut off
+      // its requests under way answer first (a bounded wait), then its webhooks settle or are cut off
       if (entry.active > 0) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 5_000);
@@ -516,7 +529,7 @@ export class SandboxRegistry {
           };
         });
       }
-      await this.closeOne(id, 0);
+      await this.closeOne(id, 0, deletion);
     }
     this.removeFiles(id);
   }

@@ -9,7 +9,7 @@ export function registerSandboxes(app: OpenAPIHono<AppEnv>, registry: SandboxReg
   app.openapi(listSandboxesRoute, (c) => c.json(registry.list(), 200));
   app.openapi(getSandboxRoute, (c) => c.json(registry.get(c.req.valid("param").id), 200));
   app.openapi(deleteSandboxRoute, async (c) => {
-    await registry.delete(c.req.valid("param").id);
+    await registry.delete(c.req.valid("param").id, { force: c.req.valid("query").force === "true" });
     return c.body(null, 204);
   });
 }

@@ -92,6 +92,16 @@ export const deleteSandboxRoute = createRoute({
   tags,
   security,
   summary: "Delete a sandbox and everything it held",
-  request: { params: pathParam("id") },
-  responses: { 204: { description: "Deleted" }, ...errorResponses(401, 404) },
+  description:
+    "Answers 204 once the webhook attempts on the wire have their answers and every delivery already due has had its attempt (at most the attempt timeout, 10 s); then it is gone. `?force=true` cuts them off at once.",
+  request: {
+    params: pathParam("id"),
+    query: z.object({
+      force: z
+        .enum(["true", "false"])
+        .optional()
+        .openapi({ description: "true: do not wait for its webhooks (attempts on the wire are cut off)" }),
+    }),
+  },
+  responses: { 204: { description: "Deleted" }, ...errorResponses(400, 401, 404) },
 });

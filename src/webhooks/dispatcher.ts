@@ -23,7 +23,7 @@ import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
 import { maskUrl } from "./journal.js";
-import { abortJob, closeOwner, type SendJob, type SendResult, sendJobs } from "./sender.js";
+import { abortJob, closeOwner, type SendJob, type SendResult, sendJobs, syncSender } from "./sender.js";
 import { type DeliveryStatus, type DueRow, WebhooksRepo } from "./webhooks.repo.js";
 
 /** Dispatchers made so far (each one's Agent in the sender thread) and attempts sent so far (job ids). */
@@ -34,6 +34,8 @@ let jobs = 0;
 export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
+/** An attempt cut off by its sandbox's deletion: nothing is left to retry it, so it is the last. */
+export const DELETED_ERROR = "interrupted: sandbox deleted during the attempt";
 const MINUTE = 60_000;
 /**
  * Due rows taken off the due index per claim at most (the runner calls run() again while more are
@@ -186,6 +188,8 @@ export class WebhookDispatcher implements DueWork {
   private took_ = 0;
   private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   private stopped = false;
+  /** Its sandbox is being deleted: an attempt that fails now is the last (nothing would retry it). */
+  private deleting = false;
   /** Deliveries the outbox handed over in the open batch (take), sent once it commits. */
   private taken: Flight[] = [];
   /** `rollbacks()` when the open batch's first delivery was taken. */
@@ -455,6 +459,19 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
+   * The journal's read barrier (docs/webhooks.md): every answer the sender thread has read by now
+   * is recorded when this resolves, so a client whose receiver just answered never reads its
+   * delivery as pending. At once when nothing is on the wire or waiting to be recorded.
+   */
+  async settled(): Promise<void> {
+    if (this.flights.size > 0) await syncSender();
+    if (this.done.length === 0 || !this.db.$client.open) return;
+    const paused = writesPaused(this.db.$client);
+    if (paused) await paused;
+    if (this.done.length > 0) this.flush();
+  }
+
+  /**
    * Startup (CONTRACT §3: durable deliveries): attempts a crash left in flight are recorded as
    * interrupted and rescheduled like failed ones, so none is lost and no attempt number repeats;
    * a pending head that lost its due time (a parked row, say) gets one. Returns the number of
@@ -494,16 +511,43 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Stops sending at once, records every attempt
-   * on the wire as interrupted (rescheduled as after a crash) and aborts its request. Parked rows
-   * get their due time back. Returns the number of attempts interrupted.
+   * Before its sandbox is deleted (docs/parallel-suites.md#deleting-a-sandbox): sends every delivery
+   * due by now (parked ones included, and those their orderKey lets go meanwhile) and waits for the
+   * answers, for at most the attempt timeout of real time from now. What is still on the wire then
+   * is for the caller to end (`interrupt({ deleted: true })`).
    */
-  interrupt(): number {
+  async settleDue(): Promise<void> {
+    this.deleting = true;
+    // a little over the timeout: an attempt started now ends by its own timer first, as a timeout
+    const deadline = performance.now() + this.timeoutMs + 100;
+    const dueBy = this.clock.nowMs();
+    while (!this.stopped && this.db.$client.open) {
+      const started = this.run(dueBy).deliveries;
+      const settled = this.pending();
+      const left = deadline - performance.now();
+      if ((!settled && started === 0) || left <= 0) break;
+      if (!settled) continue;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([settled.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Stops sending at once, records every attempt on the wire as interrupted and aborts its request:
+   * rescheduled as after a crash, or, when its sandbox is being `deleted`, the last one (nothing
+   * would retry it). Parked rows get their due time back. Returns the number of attempts interrupted.
+   */
+  interrupt(opts: { deleted?: boolean } = {}): number {
     this.stopped = true;
+    if (opts.deleted) this.deleting = true;
     const flights = [...this.flights.values()];
     const now = this.clock.nowMs();
     inTransaction(this.db, () => {
-      for (const f of flights) this.record(this.interrupted(f.row, f.n, f.at, now));
+      for (const f of flights) {
+        const o = this.interrupted(f.row, f.n, f.at, now);
+        this.record(this.deleting ? { ...o, error: DELETED_ERROR } : o);
+      }
       for (const row of this.repo.orphanHeads()) this.repo.setNextAttempt(row.seq, now);
     });
     for (const f of flights) {
@@ -698,7 +742,7 @@ export class WebhookDispatcher implements DueWork {
    * settled; true when that made another delivery due.
    */
   private record(o: Outcome): boolean {
-    const next = o.ok ? null : nextAttemptAfter(o.n, o.endedAt);
+    const next = o.ok || this.deleting ? null : nextAttemptAfter(o.n, o.endedAt);
     const status: DeliveryStatus = o.ok ? "delivered" : next === null ? "failed" : "pending";
     if (!this.repo.settleRow(o.row.seq, status, next, o.endedAt)) return false;
     this.repo.insertAttempt({
@@ -730,7 +774,7 @@ export class WebhookDispatcher implements DueWork {
           error: o.error,
           nextAttemptAt: next === null ? null : toIso(next),
         },
-        `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? "no more attempts" : `next at ${toIso(next)}`}`,
+        `webhook attempt ${o.n} failed (${o.httpStatus ?? o.error}); ${next === null ? (this.deleting ? "no more attempts: its sandbox is deleted" : "no more attempts") : `next at ${toIso(next)}`}`,
       );
     }
     return status !== "pending" && this.repo.promoteNext(o.row.orderKey, o.endedAt);

@@ -53,7 +53,8 @@ const RESULT_FIELDS = 4;
 type Message =
   | { type: "send"; owner: number; connections: number; timeoutMs: number; jobs: Array<string | number | null> }
   | { type: "abort"; id: number; reason: string }
-  | { type: "close"; owner: number; ack: number };
+  | { type: "close"; owner: number; ack: number }
+  | { type: "sync"; ack: number };
 
 /** The thread: plain CommonJS, so it runs the same from src/ (tsx, vitest) and from the bundle. */
 const SOURCE = `
@@ -125,6 +126,9 @@ parentPort.on("message", (m) => {
   else if (m.type === "abort") {
     const st = live.get(m.id);
     if (st) { st.reason = new Error(m.reason); if (st.controller) st.controller.abort(st.reason); }
+  } else if (m.type === "sync") {
+    // a poll phase more for answers already in the socket buffers, then they go before the ack
+    setImmediate(() => setImmediate(() => { if (out.length > 0) flush(); parentPort.postMessage({ ack: m.ack }); }));
   } else if (m.type === "close") {
     const a = agents.get(m.owner);
     agents.delete(m.owner);
@@ -201,6 +205,19 @@ export function sendJobs(batch: SendBatch, jobs: Array<{ job: SendJob; done: Don
 export function abortJob(id: number, reason: string): void {
   waiting.delete(id);
   if (thread) thread.postMessage({ type: "abort", id, reason } satisfies Message);
+}
+
+/**
+ * Resolves once the thread has reported every answer it had read, or that was already waiting in
+ * its sockets, when asked (their results arrive before this resolves): the journal's read barrier.
+ */
+export function syncSender(): Promise<void> {
+  if (!thread) return Promise.resolve();
+  const ack = ++nextAck;
+  return new Promise<void>((resolve) => {
+    acks.set(ack, resolve);
+    post({ type: "sync", ack });
+  });
 }
 
 /** Closes one owner's Agent (its keep-alive sockets); resolves once done, at once if no thread runs. */

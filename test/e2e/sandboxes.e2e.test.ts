@@ -3,9 +3,12 @@
  * survive a restart, and a kill -9 while several sandboxes take payments loses nothing acknowledged
  * in any of them, webhooks included.
  */
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
+import { call, type RunningServer, runCli, startServer, tempDbPath } from "../helpers/server.js";
+import { slowReceiver } from "../helpers/slow-receiver.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { type SwitchServer, startSwitchServer } from "../unit/webhooks.support.js";
 
@@ -116,5 +119,53 @@ describe("sandboxes on a file database", () => {
     // no attempt number reached the receiver twice
     const seen = receiver.received.map((r) => `${r.deliveryId}#${r.attempt}`);
     expect(new Set(seen).size).toBe(seen.length);
+  }, 60_000);
+});
+
+describe("the end of a sandbox keeps its webhooks (docs/parallel-suites.md#deleting-a-sandbox)", () => {
+  it("10 of 10: DELETE right after a payment to a receiver that takes 2 s; run --target whose last step pays", async () => {
+    server = await startServer();
+    const url = server.url;
+    const slow = await slowReceiver(2_000);
+    try {
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, i) => {
+          const made = await call("POST", `${url}/_sandbox/sandboxes`, { name: `delete-${i}` });
+          const base = `${url}/sandboxes/${made.body.id}`;
+          const pay = await call(
+            "POST",
+            `${base}/api/v1/payments/card`,
+            cardPaymentBody({ callbackUrl: `${slow.url}/d${i}` }),
+            await token(base),
+          );
+          expect(pay.status).toBe(200);
+          expect((await call("DELETE", `${url}/_sandbox/sandboxes/${made.body.id}`)).status).toBe(204);
+        }),
+      );
+      expect(slow.cut).toEqual([]);
+      expect(slow.answered.length).toBe(10);
+
+      const dir = mkdtempSync(join(tmpdir(), "paysandbox-teardown-"));
+      const file = join(dir, "pay-last.json");
+      const step = {
+        request: "POST /api/v1/payments/card",
+        body: cardPaymentBody({ requestId: "${uuid}", callbackUrl: `${slow.url}/run` }),
+      };
+      writeFileSync(
+        file,
+        JSON.stringify({ name: "pay-last", steps: [{ ...step, expect: { body: { transactionStatus: "SUCCEED" } } }] }),
+      );
+      const files = Array.from({ length: 10 }, (_, i) => {
+        const copy = join(dir, `pay-last-${i}.json`);
+        writeFileSync(copy, readFileSync(file, "utf8").replace(`${slow.url}/run`, `${slow.url}/run${i}`));
+        return copy;
+      });
+      const run = await runCli(["run", ...files, "--target", url, "--parallel", "10"], {}, 30_000);
+      expect(run.code, run.output).toBe(0);
+      expect(slow.answered.filter((p) => p.startsWith("/run")).length).toBe(10);
+      expect(slow.cut).toEqual([]);
+    } finally {
+      await slow.close();
+    }
   }, 60_000);
 });

@@ -8,6 +8,7 @@ import { createApp } from "../../src/app.js";
 import { createServer } from "../../src/compose.js";
 import { type Config, defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
+import type { Logger } from "../../src/logger.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { type Ids, sequentialIds } from "../../src/platform/ids.js";
 import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
@@ -79,7 +80,14 @@ export interface TestServer {
  * root and a hand-moved wall clock for the registry, behind supertest.
  */
 export function makeServer(
-  opts: { config?: Partial<Config>; start?: number; maxOpen?: number; idleMs?: number; webhooks?: DispatcherOptions } = {},
+  opts: {
+    config?: Partial<Config>;
+    start?: number;
+    maxOpen?: number;
+    idleMs?: number;
+    webhooks?: DispatcherOptions;
+    logger?: Logger;
+  } = {},
 ): TestServer {
   const clock = new ManualClock(opts.start ?? T0);
   let wallMs = Date.UTC(2026, 10, 1);
@@ -95,6 +103,7 @@ export function makeServer(
     clock,
     wallNow: wall.now,
     ...(opts.webhooks ? { webhooks: opts.webhooks } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
   });

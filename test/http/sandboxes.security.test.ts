@@ -162,3 +162,52 @@ describe("isolation as a property", () => {
     );
   });
 });
+
+describe("dot segments under /sandboxes/ (docs/parallel-suites.md)", () => {
+  /** A dot segment as a client may spell it: plain, percent-encoded in either case, or mixed. */
+  const dot = fc.constantFrom(".", "%2e", "%2E");
+  const dotSegment = fc.oneof(
+    dot,
+    fc.tuple(dot, dot).map(([x, y]) => x + y),
+  );
+
+  it("refuses them with a 404 that acts on nothing: nothing under one sandbox reaches another or the root (property)", async () => {
+    s = makeServer();
+    const a = await s.create({ startTime: "2030-01-01T00:00:00Z" });
+    const b = await s.create({ startTime: "2031-01-01T00:00:00Z" });
+    const clocks = async () =>
+      Promise.all(["", a.base, b.base].map(async (base) => (await s.http.get(`${base}/_sandbox/clock`)).body.now as string));
+    const before = await clocks();
+    const segment = fc.oneof(
+      { weight: 3, arbitrary: dotSegment },
+      { weight: 1, arbitrary: fc.constantFrom(a.id, b.id, "sandboxes", "_sandbox", "clock", "advance", "x") },
+    );
+    // a path under A with at least one dot segment, ending where a clock moves
+    const path = fc
+      .tuple(fc.array(segment, { maxLength: 4 }), dotSegment, fc.array(segment, { maxLength: 4 }), fc.boolean())
+      .map(([pre, d, post, underA]) =>
+        [underA ? `/sandboxes/${a.id}` : "/sandboxes", ...pre, d, ...post, "_sandbox", "clock", "advance"].join("/"),
+      );
+    await fc.assert(
+      fc.asyncProperty(path, async (p) => {
+        const res = await s.http.post(p).send({ by: "P1D" });
+        expect(res.status, p).toBe(404);
+        expect(await clocks(), p).toEqual(before);
+      }),
+      { numRuns: 150 },
+    );
+    // the issue's two: the root through `..`, B through A
+    for (const p of [`/sandboxes/%2e%2e/_sandbox/clock/advance`, `/sandboxes/${a.id}/%2e%2e/${b.id}/_sandbox/clock/advance`]) {
+      expect((await s.http.post(p).send({ by: "P1D" })).status, p).toBe(404);
+    }
+    // an absolute-form request target, as a proxy sends it
+    const absolute = await s.server.fetch(
+      new Request("http://sandbox.test/_sandbox/clock/advance", { method: "POST", body: '{"by":"P1D"}' }),
+      { incoming: { url: "http://sandbox.test/sandboxes/%2E./_sandbox/clock/advance" } },
+    );
+    expect(absolute.status).toBe(404);
+    expect(await clocks()).toEqual(before);
+    // a plain path still works
+    expect((await s.http.post(`${a.base}/_sandbox/clock/advance`).send({ by: "P1D" })).status).toBe(200);
+  });
+});

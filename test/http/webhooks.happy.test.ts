@@ -243,3 +243,22 @@ describe("a webhook leaves on its own", () => {
     });
   }
 });
+
+describe("the journal keeps up with the receiver", () => {
+  // a test that saw its webhook arrive (and answered) asks the journal at once: never "pending"
+  for (const grouped of [false, true]) {
+    it(`shows the attempt as soon as its answer is read, 20 of 20${grouped ? " (group commit)" : ""}`, async () => {
+      if (grouped) enableGroupCommit(s.ctx.db.$client);
+      const token = await s.token();
+      for (let i = 0; i < 20; i++) {
+        const res = await s.http
+          .post("/api/v1/payments/card")
+          .set("authorization", token)
+          .send(cardPaymentBody({ callbackUrl: `${receiver.url}/hooks` }));
+        await receiver.waitFor(i + 1);
+        const journal = await s.http.get(`/_sandbox/webhooks?status=delivered&transactionId=${res.body.transactionId}`);
+        expect(journal.body).toMatchObject([{ status: "delivered", attempts: [{ httpStatus: 200 }] }]);
+      }
+    });
+  }
+});
