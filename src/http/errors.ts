@@ -17,9 +17,10 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
-import { AMOUNT_REASON, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
+import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
+import { malformedJsonMessage } from "./json-syntax.js";
 
 export const errorBody = (message: string) => ({ errorMessage: message });
 
@@ -58,6 +59,10 @@ const FIELD_HINTS: Record<string, string> = {
   accountId: "expected the accountId of the authenticated merchant",
 };
 
+/** The hint for a field by its last name; an amount's depends on the text sent (a negative one must be positive). */
+const hintFor = (name: string, value: unknown): string | undefined =>
+  name === "amount" && typeof value === "string" ? amountTextReason(value) : FIELD_HINTS[name];
+
 /** A service's bare `invalid value` made specific where the field's name says what it wants. */
 const withHint = (p: FieldProblem): FieldProblem => {
   if (p.message !== "invalid value") return p;
@@ -89,7 +94,7 @@ const typeName = (v: unknown, field: PropertyKey | undefined) =>
 function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): string {
   if (missing) return "required";
   const last = issue.path[issue.path.length - 1];
-  const hint = typeof last === "string" ? FIELD_HINTS[last] : undefined;
+  const hint = typeof last === "string" ? hintFor(last, value) : undefined;
   switch (issue.code) {
     case "invalid_type":
       if (hint) return `${hint} (got ${typeName(value, last)})`;
@@ -206,6 +211,15 @@ async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
   return undefined;
 }
 
+/** The body's text, as read once by readBody (Hono caches it), or undefined when it cannot be read again. */
+async function bodyText(c: Context<AppEnv>): Promise<string | undefined> {
+  try {
+    return await c.req.text();
+  } catch {
+    return undefined;
+  }
+}
+
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
@@ -233,7 +247,7 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
       const status = err.status;
       const message =
         status === 400 && /JSON/i.test(err.message)
-          ? "Malformed JSON in request body"
+          ? malformedJsonMessage(await bodyText(c))
           : status === 413
             ? "Request body too large (limit 1 MiB)"
             : status === 415
