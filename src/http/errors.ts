@@ -18,6 +18,7 @@ import type { z } from "zod";
 import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
 import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
+import { didYouMean } from "../platform/unknown-keys.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
 import { malformedJsonMessage } from "./json-syntax.js";
@@ -92,7 +93,8 @@ const typeName = (v: unknown, field: PropertyKey | undefined) =>
 
 /** The reason of one zod issue, for a person. */
 function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): string {
-  if (missing) return "required";
+  // a refinement that asks for a field says how (`required: give by ... or to ...`)
+  if (missing) return issue.code === "custom" && issue.message.startsWith("required") ? issue.message : "required";
   const last = issue.path[issue.path.length - 1];
   const hint = typeof last === "string" ? hintFor(last, value) : undefined;
   switch (issue.code) {
@@ -176,7 +178,9 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  * Every zod issue as a problem with its reason; the first also as the interface's message
  * `Missing required field: x` / `Invalid field: x` (unchanged). "Missing" means the raw input has
  * nothing (or null) at that path, whatever zod's issue code (zod 4 reports a missing enum as an
- * invalid value); without the raw input, zod's message decides.
+ * invalid value); without the raw input, zod's message decides. A key a strict object does not know
+ * (the control plane's bodies) is `Unknown field: nmae (did you mean name?)`, naming the nearest
+ * known key when one is close.
  */
 export function zodToSandboxError(error: z.ZodError, target: string, raw?: unknown): SandboxError {
   if (error.issues.length === 0) return badRequest("Invalid request");
@@ -191,9 +195,18 @@ export function zodToSandboxError(error: z.ZodError, target: string, raw?: unkno
         issue.code !== "unrecognized_keys" && path.length > 0 && raw !== undefined
           ? valueAt(raw, path) == null
           : issue.code === "invalid_type" && /received undefined/.test(issue.message);
-      if (!message) message = `${missing ? "Missing required field" : "Invalid field"}: ${name}`;
+      if (!message) {
+        message =
+          issue.code === "unrecognized_keys"
+            ? `Unknown field: ${name}${didYouMean(String(key), issue.keys)}`
+            : `${missing ? "Missing required field" : "Invalid field"}: ${name}`;
+      }
       if (problems.some((p) => p.field === name)) continue;
-      problems.push({ field: name, message: reasonOf(issue, missing, valueAt(raw, path)) });
+      const reason =
+        issue.code === "unrecognized_keys"
+          ? `unknown field${didYouMean(String(key), issue.keys)}`
+          : reasonOf(issue, missing, valueAt(raw, path));
+      problems.push({ field: name, message: reason });
     }
   }
   return new SandboxError("BAD_REQUEST", message, target === "json" ? mergeProblems(problems, bodyProblems(raw)) : problems);
