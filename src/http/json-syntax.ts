@@ -5,7 +5,8 @@
  * (a card number among it), so the position comes from jsonc-parser's scanner run strictly (no
  * comments, no trailing commas), and the reason from its error code, never from the text.
  */
-import { type ParseError, parse, printParseErrorCode } from "jsonc-parser";
+// its ES module build: the package's main (UMD) requires its parts at run time, which the bundle in dist/ cannot follow
+import { type ParseError, parse, printParseErrorCode } from "jsonc-parser/lib/esm/main.js";
 
 const REASONS: Record<ReturnType<typeof printParseErrorCode>, string> = {
   InvalidSymbol: "unexpected character",
