@@ -4,9 +4,16 @@
  */
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { parseInstant } from "./platform/clock.js";
+import { INSTANT_REASON, parseInstant } from "./platform/clock.js";
 
+const TIME_SCALE_RULE = "must be a number above 0 and at most 1000000";
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+/** A whole-number setting from `min` to `max`; anything else is refused with that rule. */
+const wholeNumber = (min: number, max: number) => {
+  const error = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 /** Each setting: env var, flag, and its schema. docs/configuration.md's settings table mirrors this list. */
 export const SETTINGS = {
@@ -14,7 +21,7 @@ export const SETTINGS = {
     env: "PORT",
     flag: "port",
     help: "listen port (0 = any free port, printed on start)",
-    schema: z.coerce.number().int().min(0).max(65535).default(8080),
+    schema: wholeNumber(0, 65535).default(8080),
   },
   host: { env: "HOST", flag: "host", help: "listen address", schema: z.string().min(1).default("0.0.0.0") },
   db: { env: "SANDBOX_DB", flag: "db", help: "SQLite file, or :memory:", schema: z.string().min(1).default("./data/sandbox.db") },
@@ -34,7 +41,11 @@ export const SETTINGS = {
     env: "SANDBOX_TIME_SCALE",
     flag: "time-scale",
     help: "virtual seconds per real second",
-    schema: z.coerce.number().positive().max(1_000_000).default(1),
+    schema: z.coerce
+      .number({ error: TIME_SCALE_RULE })
+      .positive({ error: TIME_SCALE_RULE })
+      .max(1_000_000, { error: TIME_SCALE_RULE })
+      .default(1),
   },
   startTime: {
     env: "SANDBOX_START_TIME",
@@ -42,7 +53,7 @@ export const SETTINGS = {
     help: "virtual time at first start (ISO 8601)",
     schema: z
       .string()
-      .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
+      .refine((s) => parseInstant(s) !== undefined, INSTANT_REASON)
       .refine((s) => (parseInstant(s) ?? 0) <= Date.UTC(9999, 0, 1), "expected a time no later than 9999-01-01")
       .transform((s) => parseInstant(s) as number)
       .optional(),
@@ -63,7 +74,7 @@ export const SETTINGS = {
     env: "SANDBOX_TOKEN_TTL_DAYS",
     flag: "token-ttl-days",
     help: "default lifetime of card tokens, in days",
-    schema: z.coerce.number().int().min(1).max(36500).default(90),
+    schema: wholeNumber(1, 36500).default(90),
   },
   rateLimit: {
     env: "SANDBOX_RATE_LIMIT",
@@ -79,25 +90,25 @@ export const SETTINGS = {
     env: "SANDBOX_MAX_SANDBOXES",
     flag: "max-sandboxes",
     help: "sandboxes at once besides the root (POST /_sandbox/sandboxes); one more → 429",
-    schema: z.coerce.number().int().min(0).max(1_000_000).default(1000),
+    schema: wholeNumber(0, 1_000_000).default(1000),
   },
   eventsKeep: {
     env: "SANDBOX_EVENTS_KEEP",
     flag: "events-keep",
     help: "live events kept per sandbox (GET /_sandbox/events), the newest; older ones are pruned",
-    schema: z.coerce.number().int().min(1).max(100_000_000).default(100_000),
+    schema: wholeNumber(1, 100_000_000).default(100_000),
   },
   recordingKeep: {
     env: "SANDBOX_RECORDING_KEEP",
     flag: "recording-keep",
     help: "calls kept per sandbox for GET /_sandbox/recording, the newest; 0 turns recording off",
-    schema: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
+    schema: wholeNumber(0, 100_000_000).default(10_000),
   },
   maxRetries: {
     env: "SANDBOX_MAX_RETRIES",
     flag: "max-retries",
     help: "consecutive failed subscription charges before a pause",
-    schema: z.coerce.number().int().min(1).max(100).default(3),
+    schema: wholeNumber(1, 100).default(3),
   },
 } as const;
 

@@ -67,7 +67,7 @@ async function start(config: Config): Promise<void> {
     );
   });
   server.on("error", (err) => {
-    console.error(`paysandbox: cannot listen on ${config.host}:${config.port}: ${err.message}`);
+    console.error(`paysandbox: ${listenFailure(err, config.host, config.port)}`);
     process.exit(1);
   });
 
@@ -117,6 +117,15 @@ async function start(config: Config): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/** Why the server could not listen, and what to do: another port (--port / PORT) when it is taken or privileged. */
+export function listenFailure(err: Error & { code?: string }, host: string, port: number): string {
+  const where = `cannot listen on ${host}:${port}`;
+  const choose = "choose another with --port <n> or PORT=<n> (--port 0 takes any free port)";
+  if (err.code === "EADDRINUSE") return `${where}: port ${port} is already in use; ${choose}`;
+  if (err.code === "EACCES") return `${where}: port ${port} needs privileges this process does not have; ${choose}`;
+  return `${where}: ${err.message}`;
 }
 
 // Run directly (`tsx src/main.ts start`); the built dist/main.js loader calls main() itself.

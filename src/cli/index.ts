@@ -80,7 +80,9 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     });
 
   withServerFlags(program.command("listen"))
-    .description("print a sandbox's live events as they happen (one line each); reconnects by itself and resumes where it was")
+    .description(
+      "print a sandbox's live events as they happen (one line each); reconnects by itself and resumes where it was; exits 1 if it cannot connect at all (5 tries over 7.5 s)",
+    )
     .option("--types <list>", "only these event types, comma-separated: transaction, webhook, clock, scenario, reset")
     .option(
       "--forward-to <url>",

@@ -9,8 +9,12 @@
  * included) and the query it added (`paymentMethod`, `apmType`), and the answer is printed: for an
  * app whose callbackUrl the sandbox cannot reach.
  *
+ * Until it has connected once, it tries CONNECT_TRIES times and then gives up saying it could not
+ * connect (nothing listens at --target, a wrong port); once connected, a drop is retried forever.
+ *
  * Exit status: 0 once `--count` events were printed; 1 when the server refuses the stream (a wrong
- * admin token, an unknown sandbox); 2 for a bad flag. Otherwise it runs until interrupted.
+ * admin token, an unknown sandbox) or cannot be reached at all; 2 for a bad flag. Otherwise it runs
+ * until interrupted.
  */
 import { EVENT_TYPES } from "../events/event-log.js";
 import { USAGE_ERROR } from "./run.js";
@@ -37,6 +41,8 @@ export interface ListenIo {
 /** Without a byte (events or keep-alive comments, every 15 s) for this long, the connection is taken as dead. */
 const SILENCE_MS = 45_000;
 const FORWARD_TIMEOUT_MS = 10_000;
+/** Tries to reach a server never reached yet before giving up (waits 0.5, 1, 2 and 4 s between them). */
+export const CONNECT_TRIES = 5;
 
 const defaultIo: ListenIo = {
   out: (line) => process.stdout.write(`${line}\n`),
@@ -72,6 +78,7 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
   let lastId = opts.since;
   let seen = 0;
   let failures = 0;
+  let connected = false;
   const retryMs = io.retryMs ?? 500;
   const forwarder = opts.forwardTo ? new Forwarder(base, opts.forwardTo, auth, io, opts.json === true) : undefined;
 
@@ -110,6 +117,7 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
       if (failures > 0) io.err(`paysandbox listen: connected again to ${base}, resuming after event ${lastId ?? "(none)"}`);
       else io.err(`paysandbox listen: listening to ${base}${lastId === undefined ? " (new events)" : ` after event ${lastId}`}`);
       failures = 0;
+      connected = true;
       const queue: SseEvent[] = [];
       const parser = new SseParser((e) => queue.push(e));
       const reader = res.body.getReader();
@@ -136,14 +144,23 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
       why = "the server ended the stream";
     } catch (err) {
       if (io.signal?.aborted) return 0;
-      why = `connection lost (${describe(err)})`;
+      why = connected ? `connection lost (${describe(err)})` : `could not connect to ${base} (${describe(err)})`;
     } finally {
       clearTimeout(watchdog);
       io.signal?.removeEventListener("abort", onAbort);
     }
     failures++;
+    if (!connected && failures >= CONNECT_TRIES) {
+      io.err(`paysandbox listen: ${why} in ${CONNECT_TRIES} tries: is the server running there? (--target)`);
+      return 1;
+    }
     const wait = Math.min(retryMs * 2 ** Math.min(failures - 1, 4), retryMs * 16);
-    io.err(`paysandbox listen: ${why}; reconnecting in ${(wait / 1000).toFixed(1)} s`);
+    const next = `${(wait / 1000).toFixed(1)} s`;
+    io.err(
+      connected
+        ? `paysandbox listen: ${why}; reconnecting in ${next}`
+        : `paysandbox listen: ${why}; trying again in ${next} (try ${failures} of ${CONNECT_TRIES})`,
+    );
     await sleep(wait, io.signal);
   }
 }

@@ -17,9 +17,11 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
-import { AMOUNT_REASON, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
+import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
+import { didYouMean } from "../platform/unknown-keys.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
+import { malformedJsonMessage } from "./json-syntax.js";
 
 export const errorBody = (message: string) => ({ errorMessage: message });
 
@@ -58,6 +60,10 @@ const FIELD_HINTS: Record<string, string> = {
   accountId: "expected the accountId of the authenticated merchant",
 };
 
+/** The hint for a field by its last name; an amount's depends on the text sent (a negative one must be positive). */
+const hintFor = (name: string, value: unknown): string | undefined =>
+  name === "amount" && typeof value === "string" ? amountTextReason(value) : FIELD_HINTS[name];
+
 /** A service's bare `invalid value` made specific where the field's name says what it wants. */
 const withHint = (p: FieldProblem): FieldProblem => {
   if (p.message !== "invalid value") return p;
@@ -87,9 +93,10 @@ const typeName = (v: unknown, field: PropertyKey | undefined) =>
 
 /** The reason of one zod issue, for a person. */
 function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): string {
-  if (missing) return "required";
+  // a refinement that asks for a field says how (`required: give by ... or to ...`)
+  if (missing) return issue.code === "custom" && issue.message.startsWith("required") ? issue.message : "required";
   const last = issue.path[issue.path.length - 1];
-  const hint = typeof last === "string" ? FIELD_HINTS[last] : undefined;
+  const hint = typeof last === "string" ? hintFor(last, value) : undefined;
   switch (issue.code) {
     case "invalid_type":
       if (hint) return `${hint} (got ${typeName(value, last)})`;
@@ -171,7 +178,9 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
  * Every zod issue as a problem with its reason; the first also as the interface's message
  * `Missing required field: x` / `Invalid field: x` (unchanged). "Missing" means the raw input has
  * nothing (or null) at that path, whatever zod's issue code (zod 4 reports a missing enum as an
- * invalid value); without the raw input, zod's message decides.
+ * invalid value); without the raw input, zod's message decides. A key a strict object does not know
+ * (the control plane's bodies) is `Unknown field: nmae (did you mean name?)`, naming the nearest
+ * known key when one is close.
  */
 export function zodToSandboxError(error: z.ZodError, target: string, raw?: unknown): SandboxError {
   if (error.issues.length === 0) return badRequest("Invalid request");
@@ -186,9 +195,18 @@ export function zodToSandboxError(error: z.ZodError, target: string, raw?: unkno
         issue.code !== "unrecognized_keys" && path.length > 0 && raw !== undefined
           ? valueAt(raw, path) == null
           : issue.code === "invalid_type" && /received undefined/.test(issue.message);
-      if (!message) message = `${missing ? "Missing required field" : "Invalid field"}: ${name}`;
+      if (!message) {
+        message =
+          issue.code === "unrecognized_keys"
+            ? `Unknown field: ${name}${didYouMean(String(key), issue.keys)}`
+            : `${missing ? "Missing required field" : "Invalid field"}: ${name}`;
+      }
       if (problems.some((p) => p.field === name)) continue;
-      problems.push({ field: name, message: reasonOf(issue, missing, valueAt(raw, path)) });
+      const reason =
+        issue.code === "unrecognized_keys"
+          ? `unknown field${didYouMean(String(key), issue.keys)}`
+          : reasonOf(issue, missing, valueAt(raw, path));
+      problems.push({ field: name, message: reason });
     }
   }
   return new SandboxError("BAD_REQUEST", message, target === "json" ? mergeProblems(problems, bodyProblems(raw)) : problems);
@@ -204,6 +222,15 @@ async function rawInput(c: Context<AppEnv>, target: string): Promise<unknown> {
     // unreadable: fall back to zod's own message
   }
   return undefined;
+}
+
+/** The body's text, as read once by readBody (Hono caches it), or undefined when it cannot be read again. */
+async function bodyText(c: Context<AppEnv>): Promise<string | undefined> {
+  try {
+    return await c.req.text();
+  } catch {
+    return undefined;
+  }
 }
 
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
@@ -233,7 +260,7 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
       const status = err.status;
       const message =
         status === 400 && /JSON/i.test(err.message)
-          ? "Malformed JSON in request body"
+          ? malformedJsonMessage(await bodyText(c))
           : status === 413
             ? "Request body too large (limit 1 MiB)"
             : status === 415

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { INSTANT_REASON, parseInstant } from "../platform/clock.js";
+import { durationReason, parseDuration } from "../platform/duration.js";
 
 /** The error body of every 4xx/5xx (CONTRACT §3). */
 export const ErrorSchema = z
@@ -114,3 +116,20 @@ export function pathParam<N extends string>(name: N, example?: string) {
     .openapi({ param: { name, in: "path" }, ...(example ? { example } : {}) });
   return z.object({ [name]: schema } as { [K in N]: typeof schema });
 }
+
+/**
+ * An ISO 8601 duration (`PT3M`, `P1D`, `P1M`), refused with the rule and an example. The document
+ * shows it as JSON Schema's `duration` format.
+ */
+export const isoDuration = (description: string, example = "PT3M") =>
+  z
+    .string()
+    .refine((v) => parseDuration(v) !== undefined, { error: (issue) => durationReason(String(issue.input)) })
+    .openapi({ format: "duration", description, example });
+
+/** An ISO 8601 instant (`2026-01-15T12:00:00Z`), refused with the rule and an example; `date-time` in the document. */
+export const isoInstant = (description: string, example = "2026-01-15T12:00:00Z") =>
+  z
+    .string()
+    .refine((v) => parseInstant(v) !== undefined, INSTANT_REASON)
+    .openapi({ format: "date-time", description, example });

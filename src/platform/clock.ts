@@ -18,6 +18,10 @@ export interface Clock {
 /** Real wall-clock milliseconds. The only place the process reads the system time. */
 export const realNowMs = (): number => Date.now();
 
+/** What an instant must look like, for a 400's reason: the rule and an example. */
+export const INSTANT_REASON =
+  'expected an ISO 8601 instant such as "2026-01-15T12:00:00Z" (a date alone, "2026-01-15", is its midnight UTC)';
+
 /** Parses an ISO 8601 timestamp into ms, or undefined when it is not one. */
 export function parseInstant(value: string): number | undefined {
   if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return undefined;

@@ -14,6 +14,17 @@ export interface Duration {
 
 const PATTERN = /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
+/** What a duration must look like, for a 400's reason: the rule and examples. */
+export const DURATION_REASON =
+  'expected an ISO 8601 duration such as "PT3M" (3 minutes) or "P1M" (1 month): P, then nY nM nW nD, then T and nH nM nS';
+
+/** Why `text` is not a duration: empty, negative, or not the syntax. */
+export function durationReason(text: string): string {
+  if (text === "") return `must not be empty: ${DURATION_REASON}`;
+  if (text.startsWith("-")) return `must not be negative: ${DURATION_REASON}`;
+  return DURATION_REASON;
+}
+
 export function parseDuration(text: string): Duration | undefined {
   const m = PATTERN.exec(text);
   if (!m) return undefined;

@@ -9,6 +9,13 @@ const AMOUNT = /^\d+(\.\d+)?$/;
 
 /** The reasons of `errors[]` (CONTRACT §3) for amounts and currencies. */
 export const AMOUNT_REASON = 'must be a string of major units, e.g. "20.50"';
+export const POSITIVE_REASON = 'must be positive, e.g. "20.50"';
+
+/** The reason a string is not an amount: a negative one is told it must be positive, any other the format. */
+export const amountTextReason = (text: string): string => (/^-\d+(\.\d+)?$/.test(text) ? POSITIVE_REASON : AMOUNT_REASON);
+
+/** The largest amount of a currency, in major units: 2^53 - 1 minor units, the largest an exact JSON number holds. */
+export const maxAmountText = (currency: string): string => `${formatAmount(Number.MAX_SAFE_INTEGER, currency)} ${currency}`;
 export const CURRENCY_REASON = 'expected an ISO 4217 currency code such as "USD"';
 
 export const isCurrency = (code: string): boolean => Object.hasOwn(CURRENCIES, code);
@@ -21,19 +28,20 @@ export function digitsOf(currency: string): number {
 }
 
 /**
- * `"20.5"` USD → 2050. Refuses (400 `Invalid field: <field>`) anything but a plain positive
- * decimal with at most the currency's minor digits, and amounts beyond 2^53 minor units.
+ * `"20.5"` USD → 2050. Refuses (400 `Invalid field: <field>`, each with its reason) anything but a
+ * plain positive decimal with at most the currency's minor digits, and amounts beyond 2^53 - 1
+ * minor units (90071992547409.91 USD).
  */
 export function parseAmount(text: string, currency: string, field = "amount"): number {
   const digits = digitsOf(currency);
-  if (!AMOUNT.test(text)) throw invalidField(field, AMOUNT_REASON);
+  if (!AMOUNT.test(text)) throw invalidField(field, amountTextReason(text));
   const [whole = "", fraction = ""] = text.split(".");
   if (fraction.length > digits) {
     throw invalidField(field, digits === 0 ? `no decimals for ${currency}` : `at most ${digits} decimals for ${currency}`);
   }
   const minor = BigInt(whole + fraction.padEnd(digits, "0"));
-  if (minor <= 0n) throw invalidField(field, "must be more than zero");
-  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidField(field, "too large");
+  if (minor <= 0n) throw invalidField(field, POSITIVE_REASON);
+  if (minor > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidField(field, `must be at most ${maxAmountText(currency)}`);
   return Number(minor);
 }
 

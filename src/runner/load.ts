@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { SandboxError } from "../platform/errors.js";
+import { didYouMean } from "../platform/unknown-keys.js";
 import { type Scenario, scenarioSchema } from "../scenarios/scenario.schema.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
 
@@ -36,7 +37,9 @@ function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((i) => {
       const path = formatPath(i.path);
-      if (i.code === "unrecognized_keys") return `${path ? `${path}.` : ""}${i.keys.join(", ")}: unknown key`;
+      if (i.code === "unrecognized_keys") {
+        return i.keys.map((k) => `${path ? `${path}.` : ""}${k}: unknown key${didYouMean(k, i.keys)}`).join("; ");
+      }
       return `${path || "(root)"}: ${i.message}`;
     })
     .join("; ");

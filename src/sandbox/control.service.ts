@@ -10,13 +10,14 @@ import * as schema from "../db/schema/index.js";
 import type { EventLog } from "../events/event-log.js";
 import type { MerchantService } from "../modules/merchants/merchants.service.js";
 import type { Clock } from "../platform/clock.js";
-import { parseInstant, realNowMs, toIso } from "../platform/clock.js";
-import { addDuration, parseDuration } from "../platform/duration.js";
-import { badRequest, invalidField } from "../platform/errors.js";
+import { INSTANT_REASON, parseInstant, realNowMs, toIso } from "../platform/clock.js";
+import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
+import { badRequest, invalidField, SandboxError } from "../platform/errors.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 import type { DueWorkRunner, RanCounts } from "../scheduler/due-work.js";
 import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
 import type { ClockStore } from "./clock-store.js";
+import { BY_OR_TO } from "./sandbox.routes.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
 /** The clock never passes this (issue 13): later dates have no 4-digit-year ISO 8601 form. */
@@ -94,22 +95,25 @@ export class ControlService {
   ): Promise<{ now: string; ran: RanCounts }> {
     const now = this.ctx.clock.nowMs();
     let target: number;
-    if (input.by !== undefined && input.to !== undefined) throw badRequest("Give either by or to, not both");
+    // the route's schema refuses these first (sandbox.routes.ts); callers in process (testing/) get the same answers
+    if (input.by !== undefined && input.to !== undefined) {
+      throw invalidField("to", `not allowed together with by: ${BY_OR_TO}, not both`);
+    }
     if (input.by !== undefined) {
       const d = parseDuration(input.by);
-      if (!d) throw invalidField("by");
+      if (!d) throw invalidField("by", durationReason(input.by));
       target = addDuration(now, d);
       if (!Number.isFinite(target) || target > MAX_CLOCK_MS) {
         throw badRequest(`Invalid field: by (the clock cannot pass ${MAX_CLOCK_ISO}; now is ${toIso(now)})`);
       }
     } else if (input.to !== undefined) {
       const t = parseInstant(input.to);
-      if (t === undefined) throw invalidField("to");
+      if (t === undefined) throw invalidField("to", INSTANT_REASON);
       if (t < now) throw badRequest(`Invalid field: to (the clock cannot go backwards: now is ${toIso(now)})`);
       if (t > MAX_CLOCK_MS) throw badRequest(`Invalid field: to (the clock cannot pass ${MAX_CLOCK_ISO})`);
       target = t;
     } else {
-      throw badRequest("Missing required field: by (or to)");
+      throw new SandboxError("BAD_REQUEST", "Missing required field: by", [{ field: "by", message: `required: ${BY_OR_TO}` }]);
     }
     // One jump covers at most a century: the scheduler runs every charge on the way, and dates past
     // year 9999 have no ISO 8601 form.

@@ -12,19 +12,21 @@ import { TEST_CARDS } from "../platform/fixtures.js";
 import { loadYaml } from "../platform/nesting.js";
 import type { Recorder } from "../recording/recorder.js";
 import { type ExportedFile, exportSteps } from "../recording/steps-export.js";
+import { commentText, yamlText } from "../recording/yaml-escape.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 import { recordingRoute } from "./recording.routes.js";
 
 /** The file as YAML, its header and each step's note as comments. */
 export function recordingYaml(file: ExportedFile): string {
   const doc = new (loadYaml().Document)(file.document); // yaml loads on first use, not at start
-  doc.commentBefore = ` ${file.header.replaceAll("\n", "\n ")}`;
+  doc.commentBefore = ` ${commentText(file.header).replaceAll("\n", "\n ")}`;
   file.steps.forEach((s, i) => {
     if (!s.comment) return;
     const node = doc.getIn(["steps", i], true) as YamlNode | undefined;
-    if (node) node.commentBefore = ` ${s.comment.replaceAll("\n", "\n ")}`;
+    if (node) node.commentBefore = ` ${commentText(s.comment).replaceAll("\n", "\n ")}`;
   });
-  return doc.toString({ lineWidth: 0 });
+  // control characters (a card holder's name may hold one) as escapes: any YAML reader takes the file
+  return yamlText(doc);
 }
 
 /** The file as JSON (no comments there: the header goes into `description`, a step's note into its name). */

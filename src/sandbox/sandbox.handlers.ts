@@ -2,8 +2,9 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
 import { maskNumber } from "../modules/payments/card.js";
 import type { Clock } from "../platform/clock.js";
-import { parseInstant, toIso } from "../platform/clock.js";
-import { invalidField } from "../platform/errors.js";
+import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
+import { badRequest, invalidField } from "../platform/errors.js";
+import { describeIssues } from "../scenarios/scenario.schema.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
 import type { ControlService } from "./control.service.js";
@@ -21,7 +22,7 @@ export function registerSandbox(
   app.openapi(resetRoute, async (c) => {
     const { startTime } = c.req.valid("json");
     const at = startTime === undefined ? undefined : parseInstant(startTime);
-    if (startTime !== undefined && at === undefined) throw invalidField("startTime");
+    if (startTime !== undefined && at === undefined) throw invalidField("startTime", INSTANT_REASON);
     await ctx.control.reset(at === undefined ? {} : { startTime: at });
     return c.json({ status: "reset" as const, now: toIso(ctx.clock.nowMs()) }, 200);
   });
@@ -30,16 +31,24 @@ export function registerSandbox(
 
   app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200));
 
-  app.openapi(loadScenarioRoute, async (c) => {
-    const source = "POST /_sandbox/scenarios";
-    const yaml = YAML_TYPE.test(c.req.header("content-type") ?? "");
-    const document = yaml ? parseDocument(await c.req.text(), `${source} (YAML)`) : c.req.valid("json");
-    const s = ctx.scenarios.load(document, source);
-    return c.json(
-      { name: s.name, merchants: s.merchants.map((m) => m.merchantKey), cards: s.cards.length, rules: s.rules.length },
-      200,
-    );
-  });
+  const source = "POST /_sandbox/scenarios";
+  app.openapi(
+    loadScenarioRoute,
+    async (c) => {
+      const yaml = YAML_TYPE.test(c.req.header("content-type") ?? "");
+      const document = yaml ? parseDocument(await c.req.text(), `${source} (YAML)`) : c.req.valid("json");
+      const s = ctx.scenarios.load(document, source);
+      return c.json(
+        { name: s.name, merchants: s.merchants.map((m) => m.merchantKey), cards: s.cards.length, rules: s.rules.length },
+        200,
+      );
+    },
+    // the route's schema is the scenario format: a JSON body it refuses reads as a refused file does (docs/scenarios.md)
+    (result) => {
+      if (!result.success) throw badRequest(`Invalid scenario (${source}): ${describeIssues(result.error)}`);
+      return undefined;
+    },
+  );
 
   app.openapi(listScenariosRoute, (c) =>
     c.json(

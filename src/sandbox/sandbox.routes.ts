@@ -1,17 +1,29 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
+import { errorResponses, isoDuration, isoInstant, jsonBody, jsonResponse } from "../http/schemas.js";
+import { scenarioSchema } from "../scenarios/scenario.schema.js";
 
 const tags = ["Sandbox control plane"];
 const security = [{ AdminToken: [] }];
 
 export const HealthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 export const ClockSchema = z.object({ now: z.string(), scale: z.number() }).openapi("Clock");
+/** How an advance names its target, for a 400's reason (the service's own checks say the same). */
+export const BY_OR_TO = 'give by (a duration such as "PT3M") or to (an instant such as "2026-01-15T12:00:00Z")';
+
+/** One of `by` and `to`, never both: refined here, and shown to the document as `oneOf` required. */
 export const AdvanceRequestSchema = z
-  .object({
-    by: z.string().optional().openapi({ description: "ISO 8601 duration, e.g. P1D, PT30M, P3M", example: "P1D" }),
-    to: z.string().optional().openapi({ description: "ISO 8601 instant to move to" }),
+  .strictObject({
+    by: isoDuration("How far to move: an ISO 8601 duration, e.g. PT3M, P1D, P1M, P3M", "P1D").optional(),
+    to: isoInstant("The ISO 8601 instant to move to (not before now)").optional(),
   })
-  .openapi("ClockAdvanceRequest");
+  .superRefine((body, ctx) => {
+    if (body.by !== undefined && body.to !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["to"], message: `not allowed together with by: ${BY_OR_TO}, not both` });
+    } else if (body.by === undefined && body.to === undefined) {
+      ctx.addIssue({ code: "custom", path: ["by"], message: `required: ${BY_OR_TO}` });
+    }
+  })
+  .openapi("ClockAdvanceRequest", { oneOf: [{ required: ["by"] }, { required: ["to"] }] });
 export const AdvanceResponseSchema = z
   .object({
     now: z.string(),
@@ -23,11 +35,8 @@ export const ScenarioLoadedSchema = z
   .openapi("ScenarioLoaded");
 
 export const ResetRequestSchema = z
-  .object({
-    startTime: z.string().optional().openapi({
-      description: "ISO 8601 instant the clock restarts at (default: the start time)",
-      example: "2026-01-15T12:00:00Z",
-    }),
+  .strictObject({
+    startTime: isoInstant("ISO 8601 instant the clock restarts at (default: the start time)").optional(),
   })
   .openapi("ResetRequest");
 /** A scenario as loaded (CONTRACT §4): card numbers masked, merchants without their secret. */
@@ -93,7 +102,7 @@ export const loadScenarioRoute = createRoute({
     body: {
       required: false,
       content: {
-        "application/json": { schema: z.record(z.string(), z.unknown()).openapi("ScenarioDocument") },
+        "application/json": { schema: scenarioSchema.meta({ id: "ScenarioDocument" }) },
         "application/yaml": { schema: z.string() },
         "text/yaml": { schema: z.string() },
       },

@@ -4,7 +4,7 @@ import { oneOf } from "../http/wire.js";
 import { DECLINE_CODES } from "../platform/fixtures.js";
 
 export const CompleteRequestSchema = z
-  .object({
+  .strictObject({
     status: oneOf(["SUCCEED", "FAILED"]),
     declineCode: z
       .number()

@@ -28,11 +28,11 @@ import { type Db, inTransaction } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
-import { parseInstant, toIso } from "../platform/clock.js";
-import { addDuration, parseDuration } from "../platform/duration.js";
+import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
+import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
-import { MAX_CLOCK_MS } from "../sandbox/control.service.js";
+import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../sandbox/control.service.js";
 
 export const DEFAULT_TTL = "PT1H";
 export const MIN_TTL_MS = 1_000;
@@ -210,8 +210,10 @@ export class SandboxRegistry {
     let startMs: number | undefined;
     if (input.startTime !== undefined) {
       startMs = parseInstant(input.startTime);
-      if (startMs === undefined || startMs > MAX_CLOCK_MS || startMs < 0)
-        throw invalidField("startTime", "an ISO 8601 instant between 1970 and 9999");
+      if (startMs === undefined) throw invalidField("startTime", INSTANT_REASON);
+      if (startMs > MAX_CLOCK_MS || startMs < 0) {
+        throw invalidField("startTime", `must be from 1970-01-01T00:00:00Z to ${MAX_CLOCK_ISO}, e.g. "2026-01-15T12:00:00Z"`);
+      }
     }
     if (input.name !== undefined && input.name.length > 200) throw invalidField("name", "at most 200 characters");
     if (this.rows.size + this.creating >= this.o.maxSandboxes) throw tooMany(`Too many sandboxes (limit ${this.o.maxSandboxes})`);
@@ -363,7 +365,7 @@ export class SandboxRegistry {
   private ttlOf(ttl: string | undefined): number {
     const text = ttl ?? DEFAULT_TTL;
     const d = parseDuration(text);
-    if (!d) throw invalidField("ttl", "an ISO 8601 duration such as PT1H");
+    if (!d) throw invalidField("ttl", durationReason(text));
     const now = this.o.wallNow();
     const ms = addDuration(now, d) - now;
     if (!Number.isFinite(ms) || ms < MIN_TTL_MS || ms > MAX_TTL_MS) {

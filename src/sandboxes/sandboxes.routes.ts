@@ -1,28 +1,25 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorSchema, errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
+import { ErrorSchema, errorResponses, isoDuration, isoInstant, jsonResponse, pathParam } from "../http/schemas.js";
 
 const tags = ["Sandboxes"];
 const security = [{ AdminToken: [] }];
 
 export const CreateSandboxSchema = z
-  .object({
+  .strictObject({
     name: z
       .string()
       .max(200)
       .optional()
       .openapi({ description: "A label for people (the dashboard, the list)", example: "checkout.test.ts" }),
-    startTime: z.string().optional().openapi({
-      description: "ISO 8601 instant its virtual clock starts at (default: the root's now)",
-      example: "2026-01-15T12:00:00Z",
-    }),
+    startTime: isoInstant("ISO 8601 instant its virtual clock starts at, 1970 to 9999 (default: the root's now)").optional(),
     scenario: z
       .union([z.record(z.string(), z.unknown()), z.string()])
       .optional()
       .openapi({ description: "A scenario document (JSON object, or YAML as a string); its steps are not kept" }),
-    ttl: z.string().optional().openapi({
-      description: "ISO 8601 duration of real time without a request after which it is deleted (default PT1H, PT1S to P7D)",
-      example: "PT1H",
-    }),
+    ttl: isoDuration(
+      "ISO 8601 duration of real time without a request after which it is deleted (default PT1H, PT1S to P7D)",
+      "PT1H",
+    ).optional(),
   })
   .openapi("CreateSandboxRequest");
 

@@ -8,6 +8,7 @@ import { luhnValid } from "../platform/cards.js";
 import { parseInstant } from "../platform/clock.js";
 import { parseDuration } from "../platform/duration.js";
 import { CURRENCIES, DECLINE_CODES } from "../platform/fixtures.js";
+import { didYouMean } from "../platform/unknown-keys.js";
 import { stepsSchema } from "./steps.schema.js";
 
 const currency = z.string().refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency");
@@ -150,7 +151,10 @@ export function describeIssues(error: z.ZodError): string {
   return error.issues
     .map((i) => {
       const path = i.path.map(String).join(".") || "(root)";
-      if (i.code === "unrecognized_keys") return `${path === "(root)" ? "" : `${path}.`}${i.keys.join(", ")}: unknown key`;
+      if (i.code === "unrecognized_keys") {
+        const at = path === "(root)" ? "" : `${path}.`;
+        return i.keys.map((k) => `${at}${k}: unknown key${didYouMean(k, i.keys)}`).join("; ");
+      }
       return `${path}: ${i.message}`;
     })
     .join("; ");

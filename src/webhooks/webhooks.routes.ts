@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
-import { parseDuration } from "../platform/duration.js";
+import { errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
 import { CHAOS_MODES } from "./chaos.js";
 
 const tags = ["Sandbox control plane"];
@@ -71,15 +70,10 @@ export const webhookDeliveryRoute = createRoute({
 });
 
 export const ReplayRequestSchema = z
-  .object({
+  .strictObject({
     chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "CONTRACT §4 webhook chaos for this replay" }),
-    delay: z
-      .string()
-      .refine((d) => parseDuration(d) !== undefined, "expected an ISO 8601 duration such as PT10M")
-      .optional()
-      .openapi({ description: "With chaos delay: how much virtual time later (default PT5M)", example: "PT10M" }),
+    delay: isoDuration("With chaos delay: how much virtual time later (default PT5M)", "PT10M").optional(),
   })
-  .strict()
   .openapi("WebhookReplayRequest");
 
 export const webhookReplayRoute = createRoute({

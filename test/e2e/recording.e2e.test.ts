@@ -7,13 +7,14 @@
  * running server. Ids from earlier answers are references, never raw ids; no card number or CVV
  * reached the database files to make this possible.
  */
+
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import YAML from "yaml";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { call, type RunningServer, runCli, startServer, tempDbPath } from "../helpers/server.js";
+import { readStrict } from "../helpers/strict-yaml.js";
 import { apmBody, FIELDS, sign } from "../http/apm.support.js";
 import { BILLING, CARDS, cardPaymentBody, DEVICE, threeDsBody } from "../http/payments.body.js";
 
@@ -180,7 +181,7 @@ describe("a session recorded and replayed (CONTRACT §10)", () => {
     const recorded = await runCli(["record", "--target", server.url, "--sandbox", sandboxId, "--out", out]);
     expect(recorded.code, recorded.output).toBe(0);
     file = readFileSync(out, "utf8");
-    const doc = YAML.parse(file) as { steps: Array<Record<string, unknown>>; startTime: string };
+    const doc = readStrict(file) as { steps: Array<Record<string, unknown>>; startTime: string };
     const kinds = doc.steps.map((s) => Object.keys(s).find((k) => k !== "name" && k !== "as"));
     for (const kind of ["request", "advance", "threeDS", "hpp", "qr", "webhook"]) expect(kinds).toContain(kind);
     const requests = doc.steps.filter((s) => s.request).map((s) => s.request);
@@ -194,7 +195,7 @@ describe("a session recorded and replayed (CONTRACT §10)", () => {
   }, 120_000);
 
   it("ids of earlier answers are references; cards are test cards again; no comment says a step cannot replay", () => {
-    const doc = YAML.parse(file) as { steps: Array<Record<string, unknown>> };
+    const doc = readStrict(file) as { steps: Array<Record<string, unknown>> };
     for (const step of doc.steps) {
       const { name: _name, expect: _expect, ...sent } = step;
       expect(JSON.stringify(sent), JSON.stringify(step)).not.toMatch(/\b(tx|tok|sub|rf|po|wh)_[0-9A-Za-z]{12,}/);

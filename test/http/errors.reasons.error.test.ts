@@ -67,9 +67,7 @@ describe("400 reasons", () => {
     expect(res.body.errorMessage).toBe("Invalid field: card.expYear");
     expect(res.body.errors[0]).toEqual({ field: "card.expYear", message: expect.stringMatching(/expired: 12\/2020/) });
     const bad = await s.http.post("/api/v1/auth").set("content-type", "application/json").send("{");
-    expect(bad.body).toEqual({
-      errorMessage: "Malformed JSON in request body",
-      errors: [{ field: "body", message: "Malformed JSON in request body" }],
-    });
+    const where = 'Malformed JSON in request body at line 1, column 2 (offset 1): expected "}"';
+    expect(bad.body).toEqual({ errorMessage: where, errors: [{ field: "body", message: where }] });
   });
 });

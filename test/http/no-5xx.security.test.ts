@@ -315,7 +315,11 @@ describe("deep nesting is bad input, refused before any recursive work (issue 20
   });
 
   it("a string holding brackets is not nesting", async () => {
-    const res = await send("post", "/_sandbox/clock/advance", JSON.stringify({ by: "PT0S", note: `"[{\\${"[".repeat(500)}` }));
+    const res = await send(
+      "post",
+      "/_sandbox/scenarios",
+      JSON.stringify({ name: "brackets", description: `"[{\\${"[".repeat(500)}` }),
+    );
     expect(res.status).toBe(200);
   });
 

@@ -4,10 +4,11 @@
  * (YAML with its comments, JSON on request, valid as a scenario document), `from`/`to`, a reset
  * starting it over, the retention, SANDBOX_RECORDING_KEEP=0, the admin token, and each sandbox's own.
  */
+
 import { afterEach, describe, expect, it } from "vitest";
-import YAML from "yaml";
 import { scenarioSchema } from "../../src/scenarios/scenario.schema.js";
 import { makeSandbox, makeServer, type TestSandbox, type TestServer } from "../helpers/harness.js";
+import { readStrict } from "../helpers/strict-yaml.js";
 import { CARDS, cardPaymentBody } from "./payments.body.js";
 
 let s: TestSandbox | undefined;
@@ -56,7 +57,7 @@ describe("GET /_sandbox/recording (CONTRACT §10)", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^application\/yaml/);
     expect(res.text).toMatch(/^# Recorded by paysandbox in http:\/\/sandbox\.test: 3 calls/);
-    const doc = YAML.parse(res.text);
+    const doc = readStrict(res.text);
     expect(scenarioSchema.safeParse(doc).success).toBe(true);
     expect(doc.startTime).toBe("2026-01-15T12:00:00.000Z");
     expect(doc.steps).toEqual([
@@ -99,9 +100,9 @@ describe("GET /_sandbox/recording (CONTRACT §10)", () => {
     await pay(s, token);
     s.clock.advance(3_600_000);
     await pay(s, token, { amount: "30.00" });
-    const later = YAML.parse((await s.http.get("/_sandbox/recording?from=2026-01-15T12:30:00Z")).text);
+    const later = readStrict((await s.http.get("/_sandbox/recording?from=2026-01-15T12:30:00Z")).text);
     expect(later.steps.map((x: { body?: { amount: string } }) => x.body?.amount)).toEqual(["30.00"]);
-    const earlier = YAML.parse((await s.http.get("/_sandbox/recording?to=2026-01-15T12:30:00Z")).text);
+    const earlier = readStrict((await s.http.get("/_sandbox/recording?to=2026-01-15T12:30:00Z")).text);
     expect(earlier.steps.map((x: { body?: { amount: string } }) => x.body?.amount)).toEqual(["20.50"]);
     const bad = await s.http.get("/_sandbox/recording?from=yesterday");
     expect(bad.status).toBe(400);
@@ -147,9 +148,9 @@ describe("GET /_sandbox/recording (CONTRACT §10)", () => {
     const b = await server.create();
     const token = await server.token(a.base);
     await server.http.post(`${a.base}/api/v1/payments/card`).set("authorization", token).send(cardPaymentBody());
-    const inA = YAML.parse((await server.http.get(`${a.base}/_sandbox/recording`)).text);
-    const inB = YAML.parse((await server.http.get(`${b.base}/_sandbox/recording`)).text);
-    const inRoot = YAML.parse((await server.http.get("/_sandbox/recording")).text);
+    const inA = readStrict((await server.http.get(`${a.base}/_sandbox/recording`)).text);
+    const inB = readStrict((await server.http.get(`${b.base}/_sandbox/recording`)).text);
+    const inRoot = readStrict((await server.http.get("/_sandbox/recording")).text);
     expect(inA.steps).toHaveLength(1);
     expect(inB.steps).toEqual([]);
     expect(inRoot.steps).toEqual([]);
@@ -182,7 +183,7 @@ describe("the dashboard and the recording (CONTRACT §7, §10)", () => {
     const download = await s.http.get("/dashboard/recording");
     expect(download.status).toBe(200);
     expect(download.headers["content-disposition"]).toBe('attachment; filename="recording.yaml"');
-    const doc = YAML.parse(download.text);
+    const doc = readStrict(download.text);
     expect(recorded(s).map((r) => `${r.kind} ${r.method} ${r.path.replace(/_0+\d/g, "_…")}`)).toEqual([
       "request POST /api/v1/payments/card",
       "request POST /api/v1/payments/card",

@@ -42,7 +42,7 @@ describe("control plane", () => {
       [{ by: "1 day" }, "Invalid field: by"],
       [{ by: "-P1D" }, "Invalid field: by"],
       [{}, /Missing required field: by/],
-      [{ by: "P1D", to: "2030-01-01" }, /either/],
+      [{ by: "P1D", to: "2030-01-01" }, "Invalid field: to"],
       [{ by: "P101Y" }, /Invalid field: by \(at most 100 years/],
       [{ to: "9999-12-31T00:00:00Z" }, /Invalid field: to \(the clock cannot pass 9999-01-01/],
     ];
@@ -50,6 +50,7 @@ describe("control plane", () => {
       const res = await s.http.post("/_sandbox/clock/advance").send(body);
       expect(res.status).toBe(400);
       expect(res.body.errorMessage).toMatch(message);
+      expect(res.body.errors[0].message).not.toBe("invalid value");
     }
     expect(s.clock.nowMs()).toBe(T0);
   });

@@ -17,7 +17,7 @@
 import type { Clock } from "../../platform/clock.js";
 import { invalidField } from "../../platform/errors.js";
 import type { Ids } from "../../platform/ids.js";
-import { parseAmount } from "../../platform/money.js";
+import { formatAmount, parseAmount } from "../../platform/money.js";
 import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
@@ -80,7 +80,13 @@ export class RefundService {
         const amountMinor = parseAmount(body.amount, parent.orderCurrency);
         const refunded = lifecycle.refundTotals(parent.id);
         const left = parent.orderAmount - refunded.orderAmount;
-        if (amountMinor > left) throw invalidField("amount");
+        if (amountMinor > left) {
+          const cur = parent.orderCurrency;
+          throw invalidField(
+            "amount",
+            `${formatAmount(amountMinor, cur)} is more than the ${formatAmount(left, cur)} left to refund`,
+          );
+        }
         const processedAmount =
           amountMinor === left
             ? parent.processedAmount - refunded.processedAmount
