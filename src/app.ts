@@ -8,6 +8,7 @@ import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
 import { prefixLinks, stripBase } from "./http/base-path.js";
 import { readBody } from "./http/body.js";
+import { documentCommonAnswers } from "./http/common-answers.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES } from "./http/gateway.js";
@@ -118,6 +119,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
   for (const register of opts.routes ?? []) register(app);
+  documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
     type: "http",
@@ -128,7 +130,9 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
     type: "http",
     scheme: "bearer",
-    description: "SANDBOX_ADMIN_TOKEN, only when it is set",
+    description:
+      "SANDBOX_ADMIN_TOKEN (`--admin-token`). Needed by /_sandbox/* (health excepted) only when the server was started with it; " +
+      "without it the control plane is open, which is why each of its operations also lists the empty alternative `{}`.",
   });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",

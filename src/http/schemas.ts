@@ -1,5 +1,11 @@
 import { z } from "@hono/zod-openapi";
 
+/**
+ * The control plane's security as it is (CONTRACT §4): the admin token when SANDBOX_ADMIN_TOKEN is
+ * set, nothing otherwise (the empty alternative). Health is open either way.
+ */
+export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ AdminToken: [] }, {}];
+
 /** The error body of every 4xx/5xx (CONTRACT §3). */
 export const ErrorSchema = z
   .object({
