@@ -29,6 +29,7 @@ import { registerEvents } from "./sandbox/events.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
 import { registerGuide } from "./sandbox/guide/guide.handlers.js";
 import { registerShopperPages } from "./sandbox/hpp.handlers.js";
+import { htmlErrors } from "./sandbox/page-errors.js";
 import { registerRecording } from "./sandbox/recording.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
@@ -93,6 +94,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     const links = prefixLinks(base);
     for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*", "/guide", "/guide/*"]) app.use(path, links);
   }
+  // the shopper pages answer their errors as HTML (a browser posts them), before the body is read
+  app.use("/sandbox/*", htmlErrors());
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
   if (ctx.recorder.enabled) {
     // CONTRACT §10: inside awaitCommit, so a call's record commits with the call

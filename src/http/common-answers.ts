@@ -3,7 +3,7 @@
  * documented responses in one place (so /openapi.json lists every status a route can answer,
  * without each route repeating them):
  *
- * - a route that takes a body: 400 (malformed JSON), 413 (over 1 MiB), 415 (not JSON);
+ * - a route that takes a body: 400 (malformed), 413 (over 1 MiB), 415 (another content type);
  * - a gateway route behind the bearer token: 429 when rate limit emulation is on (docs/scenarios.md);
  * - the create routes that scenario fault rules reach: 429, 500, 502, 503 injected by a rule.
  *
@@ -35,11 +35,12 @@ export function documentCommonAnswers(registry: Registry, opts: CommonAnswersOpt
     const add = (status: number, description: string) => {
       if (!responses[status]) responses[status] = { description, content: errorContent };
     };
-    const json = route.request?.body?.content && "application/json" in route.request.body.content;
-    if (json) {
-      add(400, "Malformed JSON, or a field missing or invalid");
+    const body = route.request?.body?.content;
+    if (body) {
+      const types = Object.keys(body).join(" or ");
+      add(400, "Malformed body, or a field missing or invalid");
       add(413, "Body over 1 MiB");
-      add(415, "A body that is not `Content-Type: application/json`");
+      add(415, `A body that is not ${types}`);
     }
     const prefix = GATEWAY_PREFIXES.find((p) => route.path.startsWith(`${p}/`));
     const rest = prefix ? route.path.slice(prefix.length) : undefined;
