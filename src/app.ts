@@ -144,14 +144,16 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
       version: "0.1.0",
       description:
         "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane. " +
-        "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/).",
+        "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/). " +
+        "A path of this document asked with a method it does not list answers 405 with an `Allow` header naming the methods it serves, " +
+        "and the error body of its operations; a path it does not hold answers 404.",
     },
     security: [{ BearerAuth: [] }],
   });
   registerDocs(app);
   registerGuide(app);
 
-  app.notFound(notFoundHandler);
+  app.notFound(notFoundHandler(() => app.routes));
   app.onError(errorHandler(ctx.logger));
   return app;
 }

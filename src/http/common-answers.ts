@@ -4,7 +4,7 @@
  * without each route repeating them):
  *
  * - a route that takes a body: 400 (malformed), 413 (over 1 MiB), 415 (another content type);
- * - a gateway route behind the bearer token: 429 when rate limit emulation is on (docs/scenarios.md);
+ * - a gateway route behind the bearer token: 429 when rate limit emulation is on (docs/configuration.md);
  * - the create routes that scenario fault rules reach: 429, 500, 502, 503 injected by a rule.
  *
  * An error answer has the route's own error body (the report's `{ error }`), else the envelope.

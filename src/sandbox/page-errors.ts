@@ -1,5 +1,5 @@
 /**
- * The shopper pages (3DS challenge, hosted payment page, QR page: docs/apm.md, docs/payments.md)
+ * The shopper pages (3DS challenge, hosted payment page, QR page: docs/cards.md, docs/apm.md, docs/qr.md)
  * are opened and posted by a browser, so every error they answer is an HTML page, whoever raised
  * it (the form's validation, the body reader's 413/415, a service's 404/409), and an unknown
  * transaction is a 404 whatever the form holds. A wrong method stays the JSON 405 every path answers.

@@ -9,7 +9,7 @@
  * Paths the document leaves out on purpose (the people's pages: dashboard, docs, guide, the
  * document itself) are not checked; any other path the document does not hold must answer 404,
  * and a documented path asked with a method it does not serve must answer 405 with `Allow` and the
- * error envelope (docs/api.md).
+ * error envelope (as the document's description says).
  */
 
 import { appendFileSync } from "node:fs";
@@ -90,7 +90,7 @@ class Checker {
   }
 
   async check(method: string, path: string, res: Response, inSandbox: boolean): Promise<Mismatch | undefined> {
-    // a sandbox base that names no sandbox answers 404 Sandbox not found, whatever the path (docs/sandboxes.md)
+    // a sandbox base that names no sandbox answers 404 Sandbox not found, whatever the path (docs/parallel-suites.md)
     if (inSandbox && res.status === 404) return undefined;
     const template = this.template(path);
     const m = method.toLowerCase();
@@ -121,8 +121,10 @@ class Checker {
         problems.push(`Allow must list ${served.join(", ")}, got "${allow.join(", ")}"`);
       if (res.status === 405 && ct !== "application/json") problems.push(`405 must be JSON, got "${ct}"`);
       else if (res.status === 405) {
-        const body = (await res.json().catch(() => undefined)) as { errorMessage?: unknown } | undefined;
-        if (typeof body?.errorMessage !== "string") problems.push("405 body must be the error envelope {errorMessage}");
+        // the envelope of the path's operations: `{ errorMessage }`, the report's `{ error }`
+        const body = (await res.json().catch(() => undefined)) as { errorMessage?: unknown; error?: unknown } | undefined;
+        if (typeof body?.errorMessage !== "string" && typeof body?.error !== "string")
+          problems.push("405 body must be the error envelope {errorMessage} (the report's {error})");
       }
       return problems.length ? { operation: name, status: res.status, problems } : undefined;
     }

@@ -1,7 +1,7 @@
 /**
  * The shopper pages (3DS challenge, hosted payment page, QR page) answer a browser: every error is
  * an HTML page, an unknown transaction is a 404 whatever the form holds, and the three pages behave
- * alike (docs/apm.md, docs/payments.md). The document says exactly that (the conformance check runs
+ * alike (docs/cards.md, docs/apm.md, docs/qr.md). The document says exactly that (the conformance check runs
  * over every answer here).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
