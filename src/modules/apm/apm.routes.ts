@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
+import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, httpUrl, jsonResponse } from "../../http/schemas.js";
 import {
@@ -12,11 +13,11 @@ import {
   instant,
   MetadataSchema,
   OrderSchema,
-  oneOf,
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
 import { hmacBase64 } from "../../platform/crypto.js";
+import { SandboxError } from "../../platform/errors.js";
 import { judgeMethod } from "./apm.rules.js";
 import { type ApmMethod, type Direction, FIELD_EXAMPLES, fieldValueValid, METHODS } from "./methods.js";
 
@@ -298,7 +299,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * needs depends on them (a payout method sent as a pay-in is refused for its method, not for a
  * field only pay-ins check). A body that is not JSON is left to the validator.
  */
-function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
+function methodFirst(direction: Direction, body: z.ZodType): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (JSON_TYPE.test(c.req.header("content-type") ?? "")) {
       let raw: unknown;
@@ -307,7 +308,19 @@ function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
       } catch {
         raw = undefined;
       }
-      if (isRecord(raw) && isRecord(raw.apmPayload)) judgeMethod(raw.apmPayload, direction, raw.currency);
+      if (isRecord(raw) && isRecord(raw.apmPayload)) {
+        try {
+          judgeMethod(raw.apmPayload, direction, raw.currency);
+        } catch (err) {
+          // the method's problem first, then every other one the body has (one answer lists them all)
+          if (!(err instanceof SandboxError) || err.status !== 400) throw err;
+          const parsed = body.safeParse(raw);
+          if (parsed.success) throw err;
+          const seen = new Set(err.problems.map((p) => p.field));
+          const more = zodToSandboxError(parsed.error, "json", raw).problems.filter((p) => !seen.has(p.field));
+          throw new SandboxError(err.code, err.message, [...err.problems, ...more]);
+        }
+      }
     }
     await next();
   };
@@ -316,7 +329,7 @@ function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
 export const createApmPaymentRoute = createRoute({
   method: "post",
   path: "/payments/apm",
-  middleware: [methodFirst("payin")],
+  middleware: [methodFirst("payin", ApmPaymentRequestSchema)],
   tags,
   summary: "Create an APM pay-in (PROCESSING, PENDING + redirect/QR, SUCCEED for wallets, or FAILED)",
   request: {
@@ -352,7 +365,7 @@ export const apmInfoRoute = readRoute({
 export const createApmPayoutRoute = createRoute({
   method: "post",
   path: "/payouts/apm",
-  middleware: [methodFirst("payout")],
+  middleware: [methodFirst("payout", ApmPayoutRequestSchema)],
   tags,
   summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
   request: {
