@@ -29,7 +29,9 @@ export function documentCommonAnswers(registry: Registry, opts: CommonAnswersOpt
   for (const def of registry.definitions) {
     if (def.type !== "route") continue;
     const route = def.route;
-    const responses = route.responses as Responses;
+    // this app's copy: the route configs are module constants shared by every app
+    const responses: Responses = { ...route.responses };
+    def.route = { ...route, responses };
     const errorContent =
       contentOf(responses[400]) ?? contentOf(responses[401]) ?? ({ "application/json": { schema: ErrorSchema } } as const);
     const add = (status: number, description: string) => {
