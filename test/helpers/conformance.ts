@@ -54,7 +54,7 @@ export async function takeMismatches(): Promise<Mismatch[]> {
   return found.splice(0);
 }
 
-afterEach(async () => {
+async function failOnMismatches(): Promise<void> {
   const mismatches = await takeMismatches();
   if (mismatches.length === 0) return;
   // CONFORMANCE_LOG=file: every mismatch also as a JSON line there (to count them over a whole run)
@@ -62,7 +62,17 @@ afterEach(async () => {
   if (log) for (const m of mismatches) appendFileSync(log, `${JSON.stringify(m)}\n`);
   const lines = mismatches.map((m) => `${m.operation} → ${m.status}:\n    ${m.problems.join("\n    ")}`);
   throw new Error(`responses that do not conform to /openapi.json:\n  ${lines.join("\n  ")}`);
-});
+}
+
+// outside a test file (vitest's globalSetup imports the e2e server helper) there is no suite to hook
+try {
+  afterEach(failOnMismatches);
+} catch {
+  // not in a test file: nothing to check
+}
+
+/** What a server without a readable document is checked with: nothing. */
+const SKIP = { check: async () => undefined } as unknown as Checker;
 
 /** One document's compiled checks, made once per document text. */
 class Checker {
@@ -185,11 +195,11 @@ const checkers = new Map<string, Checker>();
  * `/openapi.json`. A sandbox's paths (`/sandboxes/{id}/…`) are checked without their base; the
  * `/v1` alias of the gateway API as its `/api/v1` twin.
  */
-export function conforming<F extends Fetch>(fetch: F): F {
+export function conforming<F extends Fetch>(fetch: F, origin = "http://sandbox.test", eager = false): F {
   let doc: Promise<Checker> | undefined;
   const checker = () => {
     doc ??= (async () => {
-      const res = await fetch(new Request("http://sandbox.test/openapi.json"));
+      const res = await fetch(new Request(`${origin}/openapi.json`));
       const text = await res.text();
       let c = checkers.get(text);
       if (!c) {
@@ -200,6 +210,9 @@ export function conforming<F extends Fetch>(fetch: F): F {
     })();
     return doc;
   };
+  // a real server may be stopped right after its last answer: its document is read while it runs,
+  // and a server that never served one (killed at start) is not checked
+  if (eager) doc = checker().catch(() => SKIP);
   const wrapped = async (req: Request, env?: unknown) => {
     const res = await fetch(req, env);
     if (!conformance.enabled) return res;
@@ -222,4 +235,28 @@ export function conforming<F extends Fetch>(fetch: F): F {
     return res;
   };
   return wrapped as F;
+}
+
+/**
+ * The e2e suites' servers (test/helpers/server.ts registers each one's origin): the global fetch,
+ * for a request to a registered origin, is checked the same way against that server's document.
+ */
+const servers = new Map<string, Fetch>();
+let original: typeof globalThis.fetch | undefined;
+
+export function checkServer(origin: string): void {
+  if (!original) {
+    const plain = globalThis.fetch;
+    original = plain;
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      const check = servers.get(new URL(req.url).origin);
+      return check ? check(req) : plain(req);
+    }) as typeof globalThis.fetch;
+  }
+  const plain = original;
+  servers.set(
+    origin,
+    conforming((req: Request) => plain(req), origin, true),
+  );
 }
