@@ -19,7 +19,15 @@ import {
 import { hmacBase64 } from "../../platform/crypto.js";
 import { SandboxError } from "../../platform/errors.js";
 import { judgeMethod } from "./apm.rules.js";
-import { type ApmMethod, type Direction, FIELD_EXAMPLES, fieldValueValid, METHODS } from "./methods.js";
+import {
+  type ApmMethod,
+  type Direction,
+  FIELD_EXAMPLES,
+  fieldValueValid,
+  METHODS,
+  PAYMENT_METHODS,
+  PAYMENT_TYPES,
+} from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 
@@ -175,8 +183,8 @@ export type ApmPayoutRequest = z.infer<typeof ApmPayoutRequestSchema>;
 
 const ApmResponseDataSchema = z
   .object({
-    paymentMethod: z.string(),
-    paymentType: z.string(),
+    paymentMethod: z.enum(PAYMENT_METHODS),
+    paymentType: z.enum(PAYMENT_TYPES),
     actionType: z.enum(["NONE", "REDIRECT", "QR"]),
     redirectUrl: z.string().optional(),
     qrData: z.string().optional().openapi({ description: "Base64 PNG of a QR code of qrDeepLink" }),
