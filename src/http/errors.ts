@@ -282,8 +282,8 @@ function methodsByPath(routes: readonly RouteEntry[]): Array<{ re: RegExp; metho
   const byPath = new Map<string, Set<string>>();
   for (const r of routes) {
     if (r.method === "ALL" || r.path.includes("*")) continue;
-    let methods = byPath.get(r.path);
-    if (!methods) byPath.set(r.path, (methods = new Set()));
+    const methods = byPath.get(r.path) ?? new Set<string>();
+    byPath.set(r.path, methods);
     methods.add(r.method);
     if (r.method === "GET") methods.add("HEAD");
   }
