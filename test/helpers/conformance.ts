@@ -217,8 +217,9 @@ export function conforming<F extends Fetch>(fetch: F, origin = "http://sandbox.t
     const res = await fetch(req, env);
     if (!conformance.enabled) return res;
     const url = new URL(req.url);
-    const inSandbox = /^\/sandboxes\/[^/]+\//.test(url.pathname);
-    const path = url.pathname.replace(/^\/sandboxes\/[^/]+(?=\/)/, "").replace(/^\/v1\//, "/api/v1/");
+    // a sandbox's base alone is its `/` (src/http/base-path.ts)
+    const inSandbox = /^\/sandboxes\/[^/]+(\/|$)/.test(url.pathname);
+    const path = url.pathname.replace(/^\/sandboxes\/[^/]+(?=\/|$)/, "").replace(/^\/v1\//, "/api/v1/") || "/";
     const ct = res.headers.get("content-type") ?? "";
     // an event stream never ends: its status and type are checked, not its body
     const copy = /event-stream/.test(ct) ? new Response(null, { status: res.status, headers: res.headers }) : res.clone();
