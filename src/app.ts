@@ -8,6 +8,7 @@ import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
 import { prefixLinks, stripBase } from "./http/base-path.js";
 import { readBody } from "./http/body.js";
+import { documentCommonAnswers } from "./http/common-answers.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES } from "./http/gateway.js";
@@ -28,6 +29,7 @@ import { registerEvents } from "./sandbox/events.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./sandbox/faults.js";
 import { registerGuide } from "./sandbox/guide/guide.handlers.js";
 import { registerShopperPages } from "./sandbox/hpp.handlers.js";
+import { htmlErrors } from "./sandbox/page-errors.js";
 import { registerRecording } from "./sandbox/recording.handlers.js";
 import { registerSandbox } from "./sandbox/sandbox.handlers.js";
 import { registerThreeDs } from "./sandbox/three-ds.handlers.js";
@@ -92,6 +94,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     const links = prefixLinks(base);
     for (const path of ["/", "/dashboard/*", "/sandbox/*", "/docs", "/docs/*", "/guide", "/guide/*"]) app.use(path, links);
   }
+  // the shopper pages answer their errors as HTML (a browser posts them), before the body is read
+  app.use("/sandbox/*", htmlErrors());
   app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
@@ -119,6 +123,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
   for (const register of opts.routes ?? []) register(app);
+  documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
 
   app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
     type: "http",
@@ -129,7 +134,9 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
     type: "http",
     scheme: "bearer",
-    description: "SANDBOX_ADMIN_TOKEN, only when it is set",
+    description:
+      "SANDBOX_ADMIN_TOKEN (`--admin-token`). Needed by /_sandbox/* (health excepted) only when the server was started with it; " +
+      "without it the control plane is open, which is why each of its operations also lists the empty alternative `{}`.",
   });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
@@ -138,14 +145,16 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
       version: "0.1.0",
       description:
         "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane. " +
-        "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/).",
+        "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/). " +
+        "A path of this document asked with a method it does not list answers 405 with an `Allow` header naming the methods it serves, " +
+        "and the error body of its operations; a path it does not hold answers 404.",
     },
     security: [{ BearerAuth: [] }],
   });
   registerDocs(app);
   registerGuide(app);
 
-  app.notFound(notFoundHandler);
+  app.notFound(notFoundHandler(() => app.routes));
   app.onError(errorHandler(ctx.logger));
   return app;
 }

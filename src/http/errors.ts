@@ -295,11 +295,55 @@ function problemOfMessage(message: string): FieldProblem[] {
   return [{ field: m[2], message: m[1] === "Missing required field" ? "required" : (m[3] ?? "invalid value") }];
 }
 
-export const notFoundHandler: NotFoundHandler<AppEnv> = (c: Context<AppEnv>) => {
-  const message = `Not found: ${c.req.method} ${c.req.path}`;
-  c.set("errorMessage", message);
-  return c.json(wantsErrorField(c) ? { error: message } : errorBody(message), 404);
-};
+/** A route of the app's table, as Hono lists it (`app.routes`). */
+export interface RouteEntry {
+  method: string;
+  path: string;
+}
+
+/**
+ * The methods each path of the route table serves: middleware (method ALL, or a `*` path) left out.
+ * A `:param` matches one segment, as in the router.
+ */
+function methodsByPath(routes: readonly RouteEntry[]): Array<{ re: RegExp; methods: Set<string> }> {
+  const byPath = new Map<string, Set<string>>();
+  for (const r of routes) {
+    if (r.method === "ALL" || r.path.includes("*")) continue;
+    const methods = byPath.get(r.path) ?? new Set<string>();
+    byPath.set(r.path, methods);
+    methods.add(r.method);
+    if (r.method === "GET") methods.add("HEAD");
+  }
+  return [...byPath].map(([path, methods]) => ({
+    re: new RegExp(`^${path.replace(/[.+?^$()|[\]\\]/g, "\\$&").replace(/:\w+(\{[^}]*\})?/g, "[^/]+")}$`),
+    methods,
+  }));
+}
+
+/**
+ * Unknown route → 404; a known path asked with a method it does not serve → 405 with `Allow`
+ * listing the ones it does (RFC 9110), both in the error envelope. One mechanism over the whole
+ * route table (`routes()`: read once, at the first miss, when every route is registered).
+ */
+export function notFoundHandler(routes: () => readonly RouteEntry[]): NotFoundHandler<AppEnv> {
+  let table: ReturnType<typeof methodsByPath> | undefined;
+  return (c: Context<AppEnv>) => {
+    table ??= methodsByPath(routes());
+    const path = c.req.path;
+    const allowed = new Set<string>();
+    for (const t of table) if (t.re.test(path)) for (const m of t.methods) allowed.add(m);
+    if (allowed.size > 0 && !allowed.has(c.req.method)) {
+      const allow = [...allowed].join(", ");
+      const message = `Method not allowed: ${c.req.method} ${path} (allowed: ${allow})`;
+      c.set("errorMessage", message);
+      c.header("Allow", allow);
+      return c.json(wantsErrorField(c) ? { error: message } : errorBody(message), 405);
+    }
+    const message = `Not found: ${c.req.method} ${path}`;
+    c.set("errorMessage", message);
+    return c.json(wantsErrorField(c) ? { error: message } : errorBody(message), 404);
+  };
+}
 
 /** An error answer outside any app (a request for a sandbox that does not exist, CONTRACT §8). */
 export function jsonError(status: number, message: string): Response {

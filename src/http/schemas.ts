@@ -2,6 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { INSTANT_REASON, parseInstant } from "../platform/clock.js";
 import { durationReason, parseDuration } from "../platform/duration.js";
 
+/**
+ * The control plane's security as it is (CONTRACT §4): the admin token when SANDBOX_ADMIN_TOKEN is
+ * set, nothing otherwise (the empty alternative). Health is open either way.
+ */
+export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ AdminToken: [] }, {}];
+
 /** The error body of every 4xx/5xx (CONTRACT §3). */
 export const ErrorSchema = z
   .object({

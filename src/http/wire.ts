@@ -5,7 +5,7 @@
  */
 import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
-import { TEST_CARDS } from "../platform/fixtures.js";
+import { DECLINE_CODES, TEST_CARDS } from "../platform/fixtures.js";
 import { isCurrency } from "../platform/money.js";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
@@ -140,3 +140,16 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
     .string()
     .pipe(z.enum(values))
     .openapi({ type: "string", enum: [...values] });
+
+/**
+ * A decline code of fixtures/decline-codes.json (CONTRACT §3), documented as an integer enum with
+ * the names. Inline, not a named component: a nullable reference is documented as allOf[ref,
+ * {type: [integer, null]}], and allOf would still refuse the null.
+ */
+export const DeclineCodeSchema = z
+  .enum(Object.fromEntries(DECLINE_CODES.map((d) => [d.name, d.code])) as Record<string, number>)
+  .openapi({ description: `Why it FAILED: ${DECLINE_CODES.map((d) => `${d.code} ${d.name}`).join(", ")}` });
+
+/** An instant as answered: ISO 8601 in UTC with milliseconds (`2026-01-15T12:00:00.000Z`). */
+export const instant = (description?: string) =>
+  z.string().openapi({ format: "date-time", ...(description ? { description } : {}) });

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { EVENT_TYPES } from "../events/event-log.js";
-import { errorResponses } from "../http/schemas.js";
+import { ADMIN_SECURITY, errorResponses } from "../http/schemas.js";
 
 const ID = /^\d{1,15}$/;
 
@@ -54,7 +54,7 @@ export const eventsRoute = createRoute({
   method: "get",
   path: "/_sandbox/events",
   tags: ["Sandbox control plane"],
-  security: [{ AdminToken: [] }],
+  security: ADMIN_SECURITY,
   summary: "Live events of this sandbox (text/event-stream), resumable with Last-Event-ID or ?since=",
   description: DESCRIPTION,
   request: { query: EventsQuerySchema, headers: EventsHeadersSchema },

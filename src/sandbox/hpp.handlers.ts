@@ -7,10 +7,9 @@ import { SandboxError } from "../platform/errors.js";
 import { formatAmount } from "../platform/money.js";
 import { renderShopperPage } from "./hpp.js";
 import { hppAnswerRoute, hppPageRoute, qrAnswerRoute, qrPageRoute } from "./hpp.routes.js";
+import { NO_STORE, pageFormHook } from "./page-errors.js";
 import { withTransactionId } from "./three-ds.handlers.js";
 import { renderMessage } from "./three-ds.js";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /** The view of a page: the fields still missing (with what was typed, when re-rendered), the QR when there is one. */
 function view(p: ShopperPage, page: "hpp" | "qr", iframe: boolean, form?: Record<string, unknown>, rejected?: FormRejected) {
@@ -70,21 +69,25 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPage
       }
     });
 
-    app.openapi(answerRoute, (c) => {
-      const { id } = c.req.valid("param");
-      const form = c.req.valid("form") as Record<string, unknown>;
-      const iframe = c.req.valid("query").mode === "iframe";
-      try {
-        const row = ctx.hostedPages.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
-        const target = row.status === "FAILED" ? row.failureRedirectUrl : row.successRedirectUrl;
-        if (target) return c.redirect(withTransactionId(target, row.id), 303);
-        const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
-        return c.html(renderMessage("Thank you", message), 200, NO_STORE);
-      } catch (err) {
-        if (err instanceof FormRejected) return c.html(view(ctx.hostedPages.page(id), page, iframe, form, err), 400, NO_STORE);
-        const f = failurePage(err);
-        return c.html(f.body, f.status, NO_STORE);
-      }
-    });
+    app.openapi(
+      answerRoute,
+      (c) => {
+        const { id } = c.req.valid("param");
+        const form = c.req.valid("form") as Record<string, unknown>;
+        const iframe = c.req.valid("query").mode === "iframe";
+        try {
+          const row = ctx.hostedPages.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
+          const target = row.status === "FAILED" ? row.failureRedirectUrl : row.successRedirectUrl;
+          if (target) return c.redirect(withTransactionId(target, row.id), 303);
+          const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
+          return c.html(renderMessage("Thank you", message), 200, NO_STORE);
+        } catch (err) {
+          if (err instanceof FormRejected) return c.html(view(ctx.hostedPages.page(id), page, iframe, form, err), 400, NO_STORE);
+          const f = failurePage(err);
+          return c.html(f.body, f.status, NO_STORE);
+        }
+      },
+      pageFormHook((pageId) => ctx.hostedPages.page(pageId)),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses } from "../http/schemas.js";
+import { ADMIN_SECURITY, errorResponses } from "../http/schemas.js";
 import { parseInstant } from "../platform/clock.js";
 
 const instant = (what: string) =>
@@ -18,7 +18,7 @@ export const recordingRoute = createRoute({
   method: "get",
   path: "/_sandbox/recording",
   tags: ["Sandbox control plane"],
-  security: [{ AdminToken: [] }],
+  security: ADMIN_SECURITY,
   summary: "This sandbox's session as a steps file for paysandbox run",
   description: DESCRIPTION,
   request: { query: RecordingQuerySchema },

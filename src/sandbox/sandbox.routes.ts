@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, isoDuration, isoInstant, jsonBody, jsonResponse } from "../http/schemas.js";
+import { ADMIN_SECURITY, errorResponses, isoDuration, isoInstant, jsonBody, jsonResponse } from "../http/schemas.js";
 import { scenarioSchema } from "../scenarios/scenario.schema.js";
 
 const tags = ["Sandbox control plane"];
-const security = [{ AdminToken: [] }];
+const security = ADMIN_SECURITY;
 
 export const HealthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 export const ClockSchema = z.object({ now: z.string(), scale: z.number() }).openapi("Clock");
@@ -55,6 +55,8 @@ export const healthRoute = createRoute({
   method: "get",
   path: "/_sandbox/health",
   tags,
+  // open even with SANDBOX_ADMIN_TOKEN set, so container health checks need no secret
+  security: [],
   summary: "Ready once migrations and scenarios are loaded",
   responses: { 200: jsonResponse(HealthSchema, "Ready") },
 });

@@ -4,10 +4,9 @@ import { cardMask } from "../modules/payments/card.js";
 import type { PaymentService } from "../modules/payments/payments.service.js";
 import { SandboxError } from "../platform/errors.js";
 import { formatAmount } from "../platform/money.js";
+import { NO_STORE, pageFormHook } from "./page-errors.js";
 import { renderChallenge, renderMessage } from "./three-ds.js";
 import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
-
-const NO_STORE = { "Cache-Control": "no-store" };
 
 /** `url` with `transactionId=<id>` in its query (CONTRACT §3: the 303 after the challenge). */
 export function withTransactionId(url: string, id: string): string {
@@ -47,18 +46,22 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: Payme
     }
   });
 
-  app.openapi(challengeAnswerRoute, (c) => {
-    const { id } = c.req.valid("param");
-    const { outcome } = c.req.valid("form");
-    try {
-      const row = ctx.payments.answerChallenge(id, outcome);
-      const target = row.status === "SUCCEED" ? row.successRedirectUrl : row.failureRedirectUrl;
-      if (target) return c.redirect(withTransactionId(target, row.id), 303);
-      const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
-      return c.html(renderMessage("Verification finished", message), 200, NO_STORE);
-    } catch (err) {
-      const f = failurePage(err);
-      return c.html(f.body, f.status, NO_STORE);
-    }
-  });
+  app.openapi(
+    challengeAnswerRoute,
+    (c) => {
+      const { id } = c.req.valid("param");
+      const { outcome } = c.req.valid("form");
+      try {
+        const row = ctx.payments.answerChallenge(id, outcome);
+        const target = row.status === "SUCCEED" ? row.successRedirectUrl : row.failureRedirectUrl;
+        if (target) return c.redirect(withTransactionId(target, row.id), 303);
+        const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
+        return c.html(renderMessage("Verification finished", message), 200, NO_STORE);
+      } catch (err) {
+        const f = failurePage(err);
+        return c.html(f.body, f.status, NO_STORE);
+      }
+    },
+    pageFormHook((id) => ctx.payments.challenge(id)),
+  );
 }

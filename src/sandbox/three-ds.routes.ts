@@ -1,5 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorSchema, pathParam } from "../http/schemas.js";
+import { pathParam } from "../http/schemas.js";
 import { oneOf } from "../http/wire.js";
 
 const tags = ["Sandbox pages"];
@@ -40,7 +40,7 @@ export const challengeAnswerRoute = createRoute({
   responses: {
     200: html("Done (the merchant gave no redirect URL)"),
     303: { description: "To successRedirectUrl / failureRedirectUrl with transactionId added to the query" },
-    400: { description: "Bad outcome", content: { "application/json": { schema: ErrorSchema } } },
+    400: html("No outcome, or not success / failure: a page saying so; nothing changed"),
     404: html("Unknown transaction"),
     409: html("Already answered, or no longer waiting for the customer"),
   },

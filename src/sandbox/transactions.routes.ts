@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, jsonBody, pathParam } from "../http/schemas.js";
-import { oneOf } from "../http/wire.js";
+import { ADMIN_SECURITY, errorResponses, jsonBody, pathParam } from "../http/schemas.js";
+import { DeclineCodeSchema, oneOf } from "../http/wire.js";
 import { DECLINE_CODES } from "../platform/fixtures.js";
 
 export const CompleteRequestSchema = z
@@ -16,14 +16,14 @@ export const CompleteRequestSchema = z
   .openapi("CompleteTransactionRequest");
 
 export const CompleteResponseSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string(), declineCode: z.number().int().nullable() })
+  .object({ transactionId: z.string(), transactionStatus: z.string(), declineCode: DeclineCodeSchema.nullable() })
   .openapi("CompleteTransactionResponse");
 
 export const completeTransactionRoute = createRoute({
   method: "post",
   path: "/_sandbox/transactions/{id}/complete",
   tags: ["Sandbox control plane"],
-  security: [{ AdminToken: [] }],
+  security: ADMIN_SECURITY,
   summary: "Finish a transaction waiting in PROCESSING/PENDING, with its webhook",
   request: {
     params: pathParam("id"),

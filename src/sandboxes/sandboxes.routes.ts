@@ -1,8 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { ErrorSchema, errorResponses, isoDuration, isoInstant, jsonResponse, pathParam } from "../http/schemas.js";
+import {
+  ADMIN_SECURITY,
+  ErrorSchema,
+  errorResponses,
+  isoDuration,
+  isoInstant,
+  jsonResponse,
+  pathParam,
+} from "../http/schemas.js";
+import { instant } from "../http/wire.js";
 
 const tags = ["Sandboxes"];
-const security = [{ AdminToken: [] }];
+const security = ADMIN_SECURITY;
 
 export const CreateSandboxSchema = z
   .strictObject({
@@ -28,10 +37,10 @@ export const SandboxSchema = z
     id: z.string().openapi({ example: "sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M" }),
     name: z.string().nullable(),
     baseUrl: z.string().openapi({ example: "http://localhost:8080/sandboxes/sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M" }),
-    now: z.string().openapi({ description: "Its virtual now" }),
-    createdAt: z.string(),
-    lastUsedAt: z.string(),
-    expiresAt: z.string().openapi({ description: "Real time at which it is deleted unless used before" }),
+    now: instant("Its virtual now"),
+    createdAt: instant(),
+    lastUsedAt: instant(),
+    expiresAt: instant("Real time at which it is deleted unless used before"),
   })
   .openapi("Sandbox");
 

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
+import { ADMIN_SECURITY, errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
+import { instant } from "../http/wire.js";
 import { CHAOS_MODES } from "./chaos.js";
 
 const tags = ["Sandbox control plane"];
-const security = [{ AdminToken: [] }];
+const security = ADMIN_SECURITY;
 
 export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
@@ -26,7 +27,7 @@ export const WebhookDeliverySchema = z
     transactionId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
     eventStatus: z.string().openapi({ description: "The transactionStatus the callback reports" }),
-    createdAt: z.string(),
+    createdAt: instant(),
     nextAttemptAt: z
       .string()
       .nullable()

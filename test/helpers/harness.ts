@@ -12,6 +12,7 @@ import type { Logger } from "../../src/logger.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { type Ids, sequentialIds } from "../../src/platform/ids.js";
 import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
+import { conforming } from "./conformance.js";
 
 export const BUILTIN = {
   merchantKey: "sandbox_merchant_key",
@@ -20,6 +21,15 @@ export const BUILTIN = {
   merchantId: 1001,
   accountId: 2001,
 } as const;
+
+/**
+ * A supertest agent over an app's or a server's fetch, every answer checked against the
+ * `/openapi.json` that fetch serves (test/helpers/conformance.ts). Every HTTP suite builds its agent here.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the env argument is passed through untouched
+export function agentOf(fetch: (req: Request, env?: any) => Response | Promise<Response>): ReturnType<typeof supertest> {
+  return supertest(getRequestListener(conforming(fetch)));
+}
 
 export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -39,7 +49,7 @@ export function makeSandbox(opts: { config?: Partial<Config>; start?: number; id
   const config = defaultConfig({ publicUrl: "http://sandbox.test", ...opts.config });
   const ctx = createContext({ config, clock, ids: opts.ids ?? sequentialIds() });
   const app = createApp(ctx);
-  const http = supertest(getRequestListener(app.fetch));
+  const http = agentOf(app.fetch);
   let closed = false;
   return {
     ctx,
@@ -107,7 +117,7 @@ export function makeServer(
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
   });
-  const http = supertest(getRequestListener(server.fetch));
+  const http = agentOf(server.fetch);
   let closed = false;
   return {
     server,

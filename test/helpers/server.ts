@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { checkServer } from "./conformance.js";
 
 export interface RunningServer {
   url: string;
@@ -70,6 +71,8 @@ export async function startServer(
     });
   });
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  // every answer the suite's fetch gets from this server is checked against its /openapi.json
+  checkServer(`http://127.0.0.1:${port}`);
   return {
     url: `http://127.0.0.1:${port}`,
     port,

@@ -17,31 +17,35 @@ afterAll(async () => {
 });
 
 describe("/openapi.json for APM", () => {
-  it("lists paymentMethod and paymentType as enums (CONTRACT §3 APM methods)", () => {
-    const props = doc.components.schemas.ApmPayload.properties;
-    expect(props.paymentMethod.enum).toEqual(
-      expect.arrayContaining([
-        "SMART_E_WALLET",
-        "SMART_BANK_TRANSFER",
-        "EXTERNAL_HPP_EFT",
-        "SMART_BANK_TRANSFER_PAYOUT",
-        "UPI_QR",
-        "PIX_QR",
-        "APPLE_PAY",
-        "GOOGLE_PAY",
-      ]),
+  it("lists paymentMethod and paymentType as enums per direction, each method with its one paymentType (CONTRACT §3 APM methods)", () => {
+    const schemas = doc.components.schemas;
+    const methods = (name: string) => Object.keys(schemas[name].discriminator.mapping).sort();
+    expect(schemas.ApmPaymentPayload.discriminator.propertyName).toBe("paymentMethod");
+    expect(methods("ApmPaymentPayload")).toEqual(
+      ["APPLE_PAY", "EXTERNAL_HPP_EFT", "GOOGLE_PAY", "PIX_QR", "SMART_BANK_TRANSFER", "SMART_E_WALLET", "UPI_QR"].sort(),
     );
-    expect(props.paymentType.enum).toEqual([
-      "BANK_TRANSFER",
-      "CARD_PAYMENT",
-      "E_WALLET",
-      "MOBILE_WALLET",
-      "CASH",
-      "VOUCHER",
-      "CARRIER_BILLING",
-      "BNPL",
-      "CRYPTO_WALLET",
-    ]);
+    // a payout takes payout methods only: no pay-in method in its enum
+    expect(methods("ApmPayoutPayload")).toEqual(["SMART_BANK_TRANSFER_PAYOUT", "SMART_E_WALLET"]);
+    const pairs: Record<string, string> = {};
+    for (const name of ["ApmPaymentPayload", "ApmPayoutPayload"]) {
+      for (const ref of schemas[name].oneOf) {
+        const variant = schemas[ref.$ref.split("/").pop()].properties;
+        expect(variant.paymentMethod.enum).toHaveLength(1);
+        expect(variant.paymentType.enum).toHaveLength(1);
+        pairs[variant.paymentMethod.enum[0]] = variant.paymentType.enum[0];
+      }
+    }
+    expect(pairs).toEqual({
+      SMART_E_WALLET: "E_WALLET",
+      SMART_BANK_TRANSFER: "BANK_TRANSFER",
+      EXTERNAL_HPP_EFT: "BANK_TRANSFER",
+      SMART_BANK_TRANSFER_PAYOUT: "BANK_TRANSFER",
+      UPI_QR: "BANK_TRANSFER",
+      PIX_QR: "BANK_TRANSFER",
+      APPLE_PAY: "MOBILE_WALLET",
+      GOOGLE_PAY: "MOBILE_WALLET",
+    });
+    expect(doc.components.schemas.ApmPayoutRequest.properties.apmPayload.$ref).toBe("#/components/schemas/ApmPayoutPayload");
   });
 
   it("documents every APM route, the pages and the wallet sessions", () => {

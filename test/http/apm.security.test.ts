@@ -1,13 +1,11 @@
 import { Writable } from "node:stream";
-import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
-import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { defaultConfig } from "../../src/config.js";
 import { createContext } from "../../src/context.js";
 import { ManualClock } from "../../src/platform/clock.js";
-import { BUILTIN, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { agentOf, BUILTIN, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { apmBody, type Body, hmac, payoutBody, sign } from "./apm.support.js";
 
 let s: TestSandbox;
@@ -147,7 +145,7 @@ describe("the decrypted wallet flow (interface §4.13 item 4; CONTRACT §3 APM f
       logger: pino({ level: "trace" }, stream),
     });
     try {
-      const http = supertest(getRequestListener(createApp(ctx).fetch));
+      const http = agentOf(createApp(ctx).fetch);
       const auth = (
         await http.post("/api/v1/auth").send({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret })
       ).body.token as string;

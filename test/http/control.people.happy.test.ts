@@ -3,15 +3,13 @@
  * masked), scenarios posted as YAML; and a 4xx log line that says why.
  */
 import { Writable } from "node:stream";
-import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
-import supertest from "supertest";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { defaultConfig } from "../../src/config.js";
 import { createContext } from "../../src/context.js";
 import { ManualClock } from "../../src/platform/clock.js";
-import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { agentOf, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 
 let s: TestSandbox;
 afterEach(() => s?.close());
@@ -83,7 +81,7 @@ describe("control plane for people", () => {
       logger: pino({ level: "info" }, stream),
     });
     try {
-      const http = supertest(getRequestListener(createApp(ctx).fetch));
+      const http = agentOf(createApp(ctx).fetch);
       await http.post("/api/v1/auth").send({ merchantKey: "sandbox_merchant_key", merchantSecret: 4111111111111111 });
       const line = JSON.parse(lines.find((l) => l.includes('"status":400')) ?? "{}");
       expect(line.errorMessage).toBe("Invalid field: merchantSecret: expected a string, got a number");

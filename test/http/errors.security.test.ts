@@ -6,15 +6,14 @@
  * reason (`got the number 20.5`), the example of docs/api.md.
  */
 import { Writable } from "node:stream";
-import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
-import supertest from "supertest";
+import type supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.js";
 import { defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
 import { ManualClock } from "../../src/platform/clock.js";
-import { T0 } from "../helpers/harness.js";
+import { agentOf, T0 } from "../helpers/harness.js";
 import { apmBody } from "./apm.support.js";
 import { BILLING, cardPaymentBody } from "./payments.body.js";
 
@@ -35,7 +34,7 @@ beforeAll(async () => {
     clock: new ManualClock(T0),
     logger: pino({ level: "trace" }, stream),
   });
-  http = supertest(getRequestListener(createApp(ctx).fetch));
+  http = agentOf(createApp(ctx).fetch);
   token = (
     await http.post("/api/v1/auth").send({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" })
   ).body.token;

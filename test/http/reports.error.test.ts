@@ -105,9 +105,10 @@ describe("report errors: a 4xx with { error }", () => {
     expect(elsewhere.body.errorMessage).toEqual(expect.any(String));
   });
 
-  it("another method on the path is a 404 with { error }", async () => {
+  it("another method on the path is a 405 with Allow and { error }", async () => {
     const res = await s.http.get(REPORT);
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: `Not found: GET ${REPORT}` });
+    expect(res.status).toBe(405);
+    expect(res.headers.allow).toBe("POST");
+    expect(res.body).toEqual({ error: `Method not allowed: GET ${REPORT} (allowed: POST)` });
   });
 });

@@ -38,8 +38,10 @@ describe("webhook journal errors", () => {
     expect((await s.http.get("/_sandbox/webhooks")).body).toEqual([]);
   });
 
-  it("GET on replay and POST on the journal are not routes", async () => {
-    expect((await s.http.get("/_sandbox/webhooks/wh_1/replay")).status).toBe(404);
-    expect((await s.http.post("/_sandbox/webhooks").send({})).status).toBe(404);
+  it("GET on replay and POST on the journal are methods those paths do not serve: 405 with Allow", async () => {
+    const replay = await s.http.get("/_sandbox/webhooks/wh_1/replay");
+    expect([replay.status, replay.headers.allow]).toEqual([405, "POST"]);
+    const journal = await s.http.post("/_sandbox/webhooks").send({});
+    expect([journal.status, journal.headers.allow]).toEqual([405, "GET, HEAD"]);
   });
 });

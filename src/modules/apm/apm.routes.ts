@@ -1,22 +1,33 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
+import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, httpUrl, jsonResponse } from "../../http/schemas.js";
 import {
   AmountSchema,
   BillingDetailsSchema,
   CurrencySchema,
+  DeclineCodeSchema,
   DeviceSchema,
+  instant,
   MetadataSchema,
   OrderSchema,
-  oneOf,
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
 import { hmacBase64 } from "../../platform/crypto.js";
+import { SandboxError } from "../../platform/errors.js";
 import { judgeMethod } from "./apm.rules.js";
-import { type Direction, FIELD_EXAMPLES, fieldValueValid, METHODS, PAYMENT_METHODS, PAYMENT_TYPES } from "./methods.js";
+import {
+  type ApmMethod,
+  type Direction,
+  FIELD_EXAMPLES,
+  fieldValueValid,
+  METHODS,
+  PAYMENT_METHODS,
+  PAYMENT_TYPES,
+} from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 
@@ -28,41 +39,75 @@ const payloadField = (name: string) =>
     .optional()
     .openapi({ example: FIELD_EXAMPLES[name] });
 
-/** Interface §2.6 ApmPayload: the method identifiers plus the method's own fields (CONTRACT §3 table). */
-export const ApmPayloadSchema = z
-  .looseObject({
-    paymentMethod: oneOf(PAYMENT_METHODS).openapi({ description: "From the sandbox's method catalog" }),
-    paymentType: oneOf(PAYMENT_TYPES),
-    walletId: payloadField("walletId"),
-    accountNumber: payloadField("accountNumber"),
-    bankName: payloadField("bankName"),
-    accountHolderName: payloadField("accountHolderName"),
-    bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
-    token: z
-      .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
-      .optional()
-      .openapi({
-        description:
-          "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
-      }),
-    decrypted: z
-      .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
-      .optional()
-      .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
-  })
-  .superRefine((payload, ctx) => {
-    // interface §4.13 items 3-4: the encrypted flow's data, unless the decrypted flow's PAN is sent
-    if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
-      ctx.addIssue({
-        code: "invalid_type",
-        expected: "object",
-        input: undefined,
-        path: ["token", "paymentData"],
-        message: "received undefined",
-      });
-    }
-  })
-  .openapi("ApmPayload");
+/** Interface §2.6 ApmPayload's own fields besides the method identifiers (CONTRACT §3 table). */
+const PAYLOAD_FIELDS = {
+  walletId: payloadField("walletId"),
+  accountNumber: payloadField("accountNumber"),
+  bankName: payloadField("bankName"),
+  accountHolderName: payloadField("accountHolderName"),
+  bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
+  token: z
+    .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
+    .optional()
+    .openapi({
+      description:
+        "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
+    }),
+  decrypted: z
+    .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+    .optional()
+    .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
+};
+
+const pascal = (name: string) =>
+  name
+    .toLowerCase()
+    .split("_")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
+
+/** One method's payload: its paymentMethod with the one paymentType it goes with. */
+const methodPayload = (m: ApmMethod) =>
+  z
+    .looseObject({
+      paymentMethod: z.literal(m.paymentMethod),
+      paymentType: z.literal(m.paymentType),
+      ...PAYLOAD_FIELDS,
+    })
+    .openapi(`ApmPayload${pascal(m.paymentMethod)}`, {
+      description: `${m.paymentMethod}: paymentType ${m.paymentType}; fields it needs (else the hosted page asks): ${
+        m.alwaysHpp ? "always collected on the hosted page" : m.requiredFields.join(", ") || "none"
+      }; currencies ${Array.isArray(m.currencies) ? m.currencies.join(", ") : "any"}`,
+    });
+const PAYLOADS = new Map(METHODS.map((m) => [m.paymentMethod, methodPayload(m)]));
+
+/**
+ * Interface §2.6 ApmPayload for one direction: one variant per method that direction takes, told
+ * apart by paymentMethod (a discriminator), each with its own paymentType (CONTRACT §3 table).
+ */
+const apmPayloadFor = (direction: Direction) => {
+  const variants = METHODS.filter((m) => m.directions.includes(direction)).map((m) => PAYLOADS.get(m.paymentMethod)!);
+  return z
+    .discriminatedUnion("paymentMethod", variants as [(typeof variants)[number], ...typeof variants])
+    .superRefine((payload, ctx) => {
+      // interface §4.13 items 3-4: the encrypted flow's data, unless the decrypted flow's PAN is sent
+      if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
+        ctx.addIssue({
+          code: "invalid_type",
+          expected: "object",
+          input: undefined,
+          path: ["token", "paymentData"],
+          message: "received undefined",
+        });
+      }
+    })
+    .openapi(direction === "payin" ? "ApmPaymentPayload" : "ApmPayoutPayload", {
+      description: `The method and its fields: ${direction === "payin" ? "pay-in" : "payout"} methods only, each with its paymentType`,
+    });
+};
+
+export const ApmPaymentPayloadSchema = apmPayloadFor("payin");
+export const ApmPayoutPayloadSchema = apmPayloadFor("payout");
 
 /** Interface §2.1 ApmBillingDetails: the card BillingDetails plus a required phone and national ids. */
 export const ApmBillingDetailsSchema = BillingDetailsSchema.extend({
@@ -92,7 +137,7 @@ export const ApmPaymentRequestSchema = z
   .object({
     requestId: RequestIdSchema,
     accountId: AccountIdSchema,
-    apmPayload: ApmPayloadSchema,
+    apmPayload: ApmPaymentPayloadSchema,
     amount: AmountSchema,
     currency: CurrencySchema,
     metadata: MetadataSchema.optional(),
@@ -121,7 +166,7 @@ export const ApmPayoutRequestSchema = z
   .object({
     requestId: RequestIdSchema,
     accountId: AccountIdSchema,
-    apmPayload: ApmPayloadSchema,
+    apmPayload: ApmPayoutPayloadSchema,
     amount: AmountSchema,
     currency: CurrencySchema,
     callbackUrl: httpUrl().optional(),
@@ -138,8 +183,8 @@ export type ApmPayoutRequest = z.infer<typeof ApmPayoutRequestSchema>;
 
 const ApmResponseDataSchema = z
   .object({
-    paymentMethod: z.string(),
-    paymentType: z.string(),
+    paymentMethod: z.enum(PAYMENT_METHODS),
+    paymentType: z.enum(PAYMENT_TYPES),
     actionType: z.enum(["NONE", "REDIRECT", "QR"]),
     redirectUrl: z.string().optional(),
     qrData: z.string().optional().openapi({ description: "Base64 PNG of a QR code of qrDeepLink" }),
@@ -153,10 +198,10 @@ export const ApmCreateResponseSchema = z
     transactionId: z.string(),
     requestId: z.string(),
     transactionStatus: z.enum(["SUCCEED", "FAILED", "PROCESSING", "PENDING"]),
-    declineCode: z.number().int().optional(),
+    declineCode: DeclineCodeSchema.optional(),
     declineSubReason: z.string().optional(),
     apmResponseData: ApmResponseDataSchema,
-    createdTime: z.string().optional().openapi({ description: "Payouts only" }),
+    createdTime: instant().optional().openapi({ description: "Payouts only" }),
   })
   .openapi("ApmCreateResponse");
 
@@ -168,7 +213,7 @@ const ApmCallbackSchema = z
     requestId: z.string().nullable(),
     accountId: z.number().int(),
     transactionStatus: z.string(),
-    declineCode: z.number().int().nullable(),
+    declineCode: DeclineCodeSchema.nullable(),
     declineSubReason: z.string().nullable(),
     apmType: z.string().nullable(),
     apmRequestPayload: z.record(z.string(), z.unknown()),
@@ -176,7 +221,7 @@ const ApmCallbackSchema = z
     callbackUrl: z.string().nullable(),
     billingDetails: z.record(z.string(), z.unknown()),
     order: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
+    createdAt: instant(),
     metadata: z.record(z.string(), z.string()),
     orderCurrency: z.string().optional().openapi({ description: "Payments only" }),
     processedCurrency: z.string().optional().openapi({ description: "Payments only" }),
@@ -262,7 +307,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * needs depends on them (a payout method sent as a pay-in is refused for its method, not for a
  * field only pay-ins check). A body that is not JSON is left to the validator.
  */
-function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
+function methodFirst(direction: Direction, body: z.ZodType): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (JSON_TYPE.test(c.req.header("content-type") ?? "")) {
       let raw: unknown;
@@ -271,7 +316,19 @@ function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
       } catch {
         raw = undefined;
       }
-      if (isRecord(raw) && isRecord(raw.apmPayload)) judgeMethod(raw.apmPayload, direction, raw.currency);
+      if (isRecord(raw) && isRecord(raw.apmPayload)) {
+        try {
+          judgeMethod(raw.apmPayload, direction, raw.currency);
+        } catch (err) {
+          // the method's problem first, then every other one the body has (one answer lists them all)
+          if (!(err instanceof SandboxError) || err.status !== 400) throw err;
+          const parsed = body.safeParse(raw);
+          if (parsed.success) throw err;
+          const seen = new Set(err.problems.map((p) => p.field));
+          const more = zodToSandboxError(parsed.error, "json", raw).problems.filter((p) => !seen.has(p.field));
+          throw new SandboxError(err.code, err.message, [...err.problems, ...more]);
+        }
+      }
     }
     await next();
   };
@@ -280,7 +337,7 @@ function methodFirst(direction: Direction): MiddlewareHandler<AppEnv> {
 export const createApmPaymentRoute = createRoute({
   method: "post",
   path: "/payments/apm",
-  middleware: [methodFirst("payin")],
+  middleware: [methodFirst("payin", ApmPaymentRequestSchema)],
   tags,
   summary: "Create an APM pay-in (PROCESSING, PENDING + redirect/QR, SUCCEED for wallets, or FAILED)",
   request: {
@@ -316,7 +373,7 @@ export const apmInfoRoute = readRoute({
 export const createApmPayoutRoute = createRoute({
   method: "post",
   path: "/payouts/apm",
-  middleware: [methodFirst("payout")],
+  middleware: [methodFirst("payout", ApmPayoutRequestSchema)],
   tags,
   summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
   request: {

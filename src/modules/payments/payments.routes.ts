@@ -6,7 +6,9 @@ import {
   BillingDetailsSchema,
   CardSchema,
   CurrencySchema,
+  DeclineCodeSchema,
   DeviceSchema,
+  instant,
   MetadataSchema,
   OrderSchema,
   PATTERNS,
@@ -52,7 +54,7 @@ export const CardPaymentResponseSchema = z
   .object({
     transactionId: z.string(),
     transactionStatus: z.enum(["SUCCEED", "FAILED", "CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]),
-    declineCode: z.number().int().optional(),
+    declineCode: DeclineCodeSchema.optional(),
     challengeUrl: z.string().optional(),
     challengeUrlIframe: z.string().optional(),
   })
@@ -72,7 +74,7 @@ export const CardCallbackSchema = z
     requestId: z.string().nullable(),
     mid: z.string(),
     transactionStatus: z.string(),
-    declineCode: z.number().int().nullable(),
+    declineCode: DeclineCodeSchema.nullable(),
     cardMask: z.string(),
     cardHolder: z.string().nullable(),
     orderCurrency: z.string(),
@@ -83,7 +85,7 @@ export const CardCallbackSchema = z
     callbackUrl: z.string().nullable(),
     billingDetails: z.record(z.string(), z.unknown()),
     order: z.record(z.string(), z.unknown()),
-    createdAt: z.string(),
+    createdAt: instant(),
   })
   .openapi("CardPaymentCallback", { description: "Interface §6.2; also the info record" });
 

@@ -1,7 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
-import { AmountSchema, CardSchema, CurrencySchema, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
+import {
+  AmountSchema,
+  CardSchema,
+  CurrencySchema,
+  DeclineCodeSchema,
+  instant,
+  MetadataSchema,
+  RequestIdSchema,
+  text,
+} from "../../http/wire.js";
 
 const tags = ["Card payouts"];
 
@@ -50,7 +59,7 @@ export const PayoutResponseSchema = z
   .object({
     transactionId: z.string(),
     transactionStatus: z.enum(["PENDING", "PROCESSING", "FAILED"]),
-    declineCode: z.number().int().optional(),
+    declineCode: DeclineCodeSchema.optional(),
   })
   .openapi("CardPayoutResponse");
 
@@ -66,12 +75,12 @@ export const PayoutInfoSchema = z
     requestId: z.string().nullable(),
     mid: z.string(),
     transactionStatus: z.string(),
-    declineCode: z.number().int().nullable(),
+    declineCode: DeclineCodeSchema.nullable(),
     cardMask: z.string(),
     cardHolder: z.string().nullable(),
     totalAmount: z.number(),
     callbackUrl: z.string().nullable(),
-    createdAt: z.string(),
+    createdAt: instant(),
   })
   .openapi("CardPayoutCallback", { description: "Interface §6.3; also the info record (§2.5)" });
 

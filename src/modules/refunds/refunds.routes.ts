@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
-import { AmountSchema, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
+import { AmountSchema, DeclineCodeSchema, instant, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
 
 const tags = ["Refunds"];
 
@@ -25,7 +25,7 @@ export const RefundResponseSchema = z
   .object({
     refundId: z.string(),
     transactionStatus: z.enum(["PENDING", "PROCESSING", "FAILED"]),
-    declineCode: z.number().int().optional(),
+    declineCode: DeclineCodeSchema.optional(),
   })
   .openapi("RefundResponse");
 
@@ -42,10 +42,10 @@ export const RefundInfoSchema = z
     requestId: z.string().nullable(),
     mid: z.string(),
     transactionStatus: z.string(),
-    declineCode: z.number().int().optional().openapi({ description: "Only when FAILED" }),
+    declineCode: DeclineCodeSchema.optional().openapi({ description: "Only when FAILED" }),
     totalAmount: z.number().openapi({ description: "In the processed currency of the original (interface §4.10 FX rule)" }),
     callbackUrl: z.string().nullable(),
-    createdAt: z.string(),
+    createdAt: instant(),
     metadata: z.record(z.string(), z.string()).nullable(),
   })
   .openapi("RefundInfo", { description: "Interface §2.5 / §4.10" });

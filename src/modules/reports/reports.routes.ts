@@ -36,7 +36,11 @@ const reportDate = (example: string) =>
   z
     .string()
     .refine((v) => parseReportDate(v) !== undefined)
-    .openapi({ example, description: "UTC. `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`; both ends included" });
+    .openapi({
+      example,
+      pattern: "^\\d{4}-\\d{2}-\\d{2}( \\d{2}:\\d{2}:\\d{2})?$",
+      description: "UTC. `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS`; both ends included",
+    });
 
 export const ReportRequestSchema = z
   .object({

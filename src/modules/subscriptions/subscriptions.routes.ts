@@ -2,7 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { errorResponses, httpUrl, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
 import {
   BillingDetailsSchema,
+  DeclineCodeSchema,
   DeviceSchema,
+  instant,
   MetadataSchema as Metadata,
   OrderSchema,
   oneOf as requiredEnum,
@@ -13,7 +15,7 @@ import { SUBSCRIPTION_STATUSES } from "./subscriptions.service.js";
 const tags = ["Subscriptions"];
 
 const date = (description: string) =>
-  z.string().openapi({ description: `YYYY-MM-DD (UTC). ${description}`, example: "2026-02-01" });
+  z.string().openapi({ description: `YYYY-MM-DD (UTC). ${description}`, format: "date", example: "2026-02-01" });
 
 export const PlanSchema = z
   .object({
@@ -56,10 +58,10 @@ export const CreateSubscriptionResponseSchema = z
     status: nullable(z.enum(SUBSCRIPTION_STATUSES)),
     transactionId: nullable(z.string()).openapi({ description: "The first charge; null with skipFirstCharge" }),
     transactionStatus: nullable(z.string()),
-    declineCode: nullable(z.number().int()),
+    declineCode: nullable(DeclineCodeSchema),
     challengeUrl: nullable(z.string()),
     challengeUrlIframe: nullable(z.string()),
-    nextChargeDate: nullable(z.string()),
+    nextChargeDate: nullable(z.string().openapi({ format: "date", description: "YYYY-MM-DD (UTC)" })),
   })
   .openapi("CreateSubscriptionResponse");
 
@@ -69,8 +71,12 @@ export const SubscriptionSchema = CreateSubscriptionResponseSchema.extend({
   subscriptionId: z.string(),
   status: z.enum(SUBSCRIPTION_STATUSES),
   transactionId: nullable(z.string()).openapi({ description: "The latest charge (creation or scheduled)" }),
-  createdAt: z.string(),
-  plan: PlanSchema.extend({ endDate: nullable(z.string()) }),
+  createdAt: instant(),
+  // a fresh object, not PlanSchema.extend: that is documented as allOf[Plan, ...], and allOf would
+  // still demand Plan's string endDate where null is sent
+  plan: z
+    .object({ ...PlanSchema.shape, endDate: nullable(date("null when the subscription has no end")) })
+    .openapi("SubscriptionPlan"),
   billingDetails: nullable(z.record(z.string(), z.unknown())),
   metadata: nullable(Metadata),
   failureCount: z.number().int().openapi({ description: "Consecutive failed charges" }),

@@ -54,7 +54,7 @@ export const TokenSchema = z
     cardType: z.string().nullable().openapi({ description: "DEBIT or CREDIT, BIN-derived" }),
     issuingBank: z.string().nullable(),
     cardCountry: z.string().nullable(),
-    expirationDate: z.string().openapi({ description: "YYYY-MM-DD: usable through this day (virtual clock)" }),
+    expirationDate: z.string().openapi({ format: "date", description: "YYYY-MM-DD: usable through this day (virtual clock)" }),
     metadata: Metadata.nullable(),
   })
   .openapi("Token");
