@@ -217,6 +217,11 @@ export function conforming<F extends Fetch>(fetch: F, origin = "http://sandbox.t
     const res = await fetch(req, env);
     if (!conformance.enabled) return res;
     const url = new URL(req.url);
+    // the path as the client sent it (node's request, where there is one): a Request's URL has its dot
+    // segments resolved already, and under /sandboxes/ those are refused with 404 (docs/parallel-suites.md)
+    const sent = ((env as { incoming?: { url?: string } } | undefined)?.incoming?.url ?? url.pathname).split("?")[0]!;
+    const dotted = sent.split("/").some((seg) => /^(\.|%2e){1,2}$/i.test(seg));
+    if (dotted && res.status === 404) return res;
     // a sandbox's base alone is its `/` (src/http/base-path.ts)
     const inSandbox = /^\/sandboxes\/[^/]+(\/|$)/.test(url.pathname);
     const path = url.pathname.replace(/^\/sandboxes\/[^/]+(?=\/|$)/, "").replace(/^\/v1\//, "/api/v1/") || "/";
