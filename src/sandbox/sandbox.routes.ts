@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY, errorResponses, isoDuration, isoInstant, jsonBody, jsonResponse } from "../http/schemas.js";
+import { instant } from "../http/wire.js";
 import { scenarioSchema } from "../scenarios/scenario.schema.js";
 
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
 
 export const HealthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
-export const ClockSchema = z.object({ now: z.string(), scale: z.number() }).openapi("Clock");
+export const ClockSchema = z.object({ now: instant("Its virtual now"), scale: z.number() }).openapi("Clock");
 /** How an advance names its target, for a 400's reason (the service's own checks say the same). */
 export const BY_OR_TO = 'give by (a duration such as "PT3M") or to (an instant such as "2026-01-15T12:00:00Z")';
 
@@ -26,7 +27,7 @@ export const AdvanceRequestSchema = z
   .openapi("ClockAdvanceRequest", { oneOf: [{ required: ["by"] }, { required: ["to"] }] });
 export const AdvanceResponseSchema = z
   .object({
-    now: z.string(),
+    now: instant("Its virtual now, after the advance"),
     ran: z.object({ ticks: z.number(), charges: z.number(), deliveries: z.number() }).catchall(z.number()),
   })
   .openapi("ClockAdvanceResponse");
@@ -47,7 +48,7 @@ export const ScenarioSummarySchema = z
     merchants: z.array(z.record(z.string(), z.unknown())),
     cards: z.array(z.record(z.string(), z.unknown())),
     rules: z.array(z.record(z.string(), z.unknown())),
-    loadedAt: z.string(),
+    loadedAt: instant(),
   })
   .openapi("ScenarioSummary");
 
@@ -70,7 +71,7 @@ export const resetRoute = createRoute({
     "Drop all transactions, tokens, subscriptions and deliveries; reload merchants and scenarios; clock to its start (or startTime)",
   request: { body: { required: false, content: { "application/json": { schema: ResetRequestSchema } } } },
   responses: {
-    200: jsonResponse(z.object({ status: z.literal("reset"), now: z.string() }), "Reset done"),
+    200: jsonResponse(z.object({ status: z.literal("reset"), now: instant("Its virtual now, after the reset") }), "Reset done"),
     ...errorResponses(400, 401),
   },
 });

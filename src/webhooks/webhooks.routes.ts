@@ -10,7 +10,7 @@ export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
 
 export const WebhookAttemptSchema = z
   .object({
-    at: z.string().openapi({ description: "Virtual time the attempt started (ISO 8601)" }),
+    at: instant("Virtual time the attempt started"),
     httpStatus: z.number().int().nullable().openapi({ description: "The receiver's status, null when none came" }),
     error: z.string().nullable().openapi({ description: "Why no response came (timeout, refused, interrupted)" }),
   })
@@ -22,16 +22,13 @@ export const WebhookDeliverySchema = z
     kind: z.string().openapi({ description: "Callback kind: card_payment, apm_payment, refund, ..." }),
     url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
     headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
-    body: z.unknown().openapi({ description: "The callback body (interface section 6)" }),
+    body: z.unknown().openapi({ description: "The callback body, as sent (docs/webhooks.md)" }),
     status: z.enum(DELIVERY_STATUSES),
     transactionId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
     eventStatus: z.string().openapi({ description: "The transactionStatus the callback reports" }),
     createdAt: instant(),
-    nextAttemptAt: z
-      .string()
-      .nullable()
-      .openapi({ description: "When the next attempt is due; null when settled or waiting behind an earlier delivery" }),
+    nextAttemptAt: instant("When the next attempt is due; null when settled or waiting behind an earlier delivery").nullable(),
     replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
     chaos: z
       .string()
