@@ -43,9 +43,7 @@ export const RefundInfoSchema = z
     mid: z.string(),
     transactionStatus: z.string(),
     declineCode: DeclineCodeSchema.optional().openapi({ description: "Only when FAILED" }),
-    totalAmount: z
-      .number()
-      .openapi({ description: "In the processed currency of the original (docs/refunds-payouts.md#refunds)" }),
+    totalAmount: z.number().openapi({ description: "In the processed currency of the original (docs/refunds-payouts.md)" }),
     callbackUrl: z.string().nullable(),
     createdAt: instant(),
     metadata: z.record(z.string(), z.string()).nullable(),
