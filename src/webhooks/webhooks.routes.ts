@@ -22,7 +22,7 @@ export const WebhookDeliverySchema = z
     kind: z.string().openapi({ description: "Callback kind: card_payment, apm_payment, refund, ..." }),
     url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
     headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
-    body: z.unknown().openapi({ description: "The callback body (interface section 6)" }),
+    body: z.unknown().openapi({ description: "The callback body (docs/webhooks.md)" }),
     status: z.enum(DELIVERY_STATUSES),
     transactionId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
@@ -72,7 +72,10 @@ export const webhookDeliveryRoute = createRoute({
 
 export const ReplayRequestSchema = z
   .strictObject({
-    chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "CONTRACT §4 webhook chaos for this replay" }),
+    chaos: z
+      .enum(CHAOS_MODES)
+      .optional()
+      .openapi({ description: "Webhook chaos for this replay (docs/webhooks.md#webhook-chaos)" }),
     delay: isoDuration("With chaos delay: how much virtual time later (default PT5M)", "PT10M").optional(),
   })
   .openapi("WebhookReplayRequest");
