@@ -1,9 +1,9 @@
 /**
- * Issues 13 and 19: during one clock advance that charges N due subscriptions (100,000, then
+ * During one clock advance that charges N due subscriptions (100,000, then
  * 1,000,000, each in its own process on a fresh database; BENCH_SIZE=n for one size) and delivers
  * their N callbacks, `GET /_sandbox/health` keeps answering: its p99,
  * one request at a time on a keep-alive socket, against the p99 of the same probe on the same
- * server idle just before (issue 19: p99 ≤ 20 ms, or as a ratio to the idle floor of the same
+ * server idle just before (p99 ≤ 20 ms, or as a ratio to the idle floor of the same
  * run, since this shared machine's noise alone reaches that). Also the advance's time (1,000,000
  * due charges in ≤ 60 s) and the server's peak RSS. Against the built server on a database seeded
  * before it starts; the callbacks go to a local receiver answering 200 (in its own process).

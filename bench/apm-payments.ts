@@ -1,5 +1,5 @@
 /**
- * APM pay-ins per second (issue 8 item 9): POST /api/v1/payments/apm, SMART_BANK_TRANSFER with every
+ * APM pay-ins per second: POST /api/v1/payments/apm, SMART_BANK_TRANSFER with every
  * field present (forwarded: PROCESSING, actionType NONE, a signed APM callback to a local receiver),
  * a fresh requestId and its checksum per request; beside it, in the same run, the card payment of
  * bench/card-payments.ts and the bare floor (@hono/node-server + one better-sqlite3 INSERT per POST).

@@ -1,5 +1,5 @@
 /**
- * The dashboard over 10,000 transactions (issue 11 item 1): seeds 10,000 rows of every kind across
+ * The dashboard over 10,000 transactions: seeds 10,000 rows of every kind across
  * three merchants (plus webhook deliveries for one of them) into a temp WAL database, starts the
  * built server on it the README way, and times the server side of each page from its
  * `Server-Timing: app;dur=…, cpu;dur=…` header (queries and render, without the network: wall-clock

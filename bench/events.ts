@@ -1,5 +1,5 @@
 /**
- * Live events (issue 21, CONTRACT §9), against the real built server on a WAL SQLite file:
+ * Live events (docs/events.md), against the real built server on a WAL SQLite file:
  * 1. card payments per second (a callbackUrl on a local receiver, so each payment writes two events:
  *    its status and its webhook attempt) with no listener and with 10 listeners attached, in the same
  *    server, alternated (0, 10, 0, 10) so drift on a shared machine falls on both; the listeners are

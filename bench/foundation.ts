@@ -1,5 +1,5 @@
 /**
- * The foundation's numbers (issue 2 item 12): GET /_sandbox/health and POST /api/v1/auth
+ * The foundation's numbers (docs/performance.md): GET /_sandbox/health and POST /api/v1/auth
  * throughput and latency at 32 connections, each beside a bare @hono/node-server "hello" floor
  * measured in the same run, and the cold start (spawn → first 200 of /_sandbox/health).
  *
@@ -97,7 +97,7 @@ try {
 
 const cold = await coldStart(5);
 const coldPass = cold.medianMs <= 300;
-// issue 19: `node dist/main.js start` ≤ 150 ms, idle RSS ≤ 60 MB; beside each, the bare node:http
+// the stricter targets (docs/performance.md): `node dist/main.js start` ≤ 150 ms, idle RSS ≤ 60 MB; beside each, the bare node:http
 // server's figure in the same runs (what any Node server pays here: Node's own start, its binary's pages)
 const startPass = cold.medianMs <= 150;
 const rssPass = cold.idleRssMb <= 60;
@@ -114,7 +114,7 @@ emit("cold-start", {
   httpFloorMs: cold.httpFloorMs,
   idleRssMb: cold.idleRssMb,
   httpFloorRssMb: cold.httpFloorRssMb,
-  target: "<=300 (<=150 issue 19), idle RSS <=60MB",
+  target: "<=300 (<=150 stricter), idle RSS <=60MB",
   pass: coldPass,
   pass150: startPass,
   passRss: rssPass,

@@ -1,5 +1,5 @@
 /**
- * Shared helpers of the benchmark scripts (issue 2 item 12). Every `bench/*.ts` but this file and
+ * Shared helpers of the benchmark scripts (docs/performance.md). Every `bench/*.ts` but this file and
  * run.ts is a standalone script that `npm run bench` (bench/run.ts) runs as a child process; each
  * prints human lines and one JSON line per result through `emit()`, which run.ts collects.
  *
@@ -920,7 +920,7 @@ export const BENCH_BILLING = {
   dateOfBirth: "1990-01-31",
 };
 
-/** A valid §4.3 card payment body (4111…, no 3DS), with a callbackUrl unless it is left out, as JSON text. */
+/** A valid card payment body (4111…, no 3DS), with a callbackUrl unless it is left out, as JSON text. */
 export function paymentBody(requestId: string, callbackUrl?: string): string {
   return JSON.stringify({
     requestId,
@@ -954,7 +954,7 @@ export interface ProbeResult {
  * Times `GET <url>/_sandbox/health` one request at a time on one keep-alive socket (node:http, so
  * the probe takes little of the machine), `gapMs` between answers, until `end()`: how long the
  * server's event loop leaves a request waiting. Measure an idle server with it in the same run and
- * quote the ratio (issue 19: latency targets as a ratio to a floor measured in the same run).
+ * quote the ratio (latency targets as a ratio to a floor measured in the same run).
  */
 export function healthProbe(url: string, gapMs = 5): { end(): Promise<ProbeResult> } {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });

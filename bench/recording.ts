@@ -1,5 +1,5 @@
 /**
- * What recording a session costs the payment path (issue 22 item 3, CONTRACT §10): card payments per
+ * What recording a session costs the payment path (docs/recording.md): card payments per
  * second with a callbackUrl on a local receiver (so each payment is also a webhook), 32 connections,
  * against two built servers side by side on WAL SQLite files, one recording (the default,
  * SANDBOX_RECORDING_KEEP=10000) and one not (SANDBOX_RECORDING_KEEP=0), alternated off, on, off, on

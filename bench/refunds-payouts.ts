@@ -1,5 +1,5 @@
 /**
- * Refunds and card payouts per second (issue 7 item 7), beside the floor and the card payment, in
+ * Refunds and card payouts per second, beside the floor and the card payment, in
  * one run against the real built server: POST /v1/refunds/card (0.01 of one of 2,000 SUCCEED
  * payments, round robin, each with a callbackUrl) and POST /v1/payouts/card (4111…, a callbackUrl).
  *

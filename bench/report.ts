@@ -1,5 +1,5 @@
 /**
- * The transaction report at scale (issues 9, 19): 1,000,000 rows of every kind written with one
+ * The transaction report at scale (docs/performance.md): 1,000,000 rows of every kind written with one
  * SQL statement into a db file, then the built server started on that file the README way, and one
  * report of all of them as CSV and as XLS, each on a fresh server. Measures the time to the last
  * byte, the server's peak RSS growth while it streams (sampled from /proc every 20 ms, over the RSS
@@ -8,7 +8,7 @@
  * is shared), and `GET /_sandbox/health` during the stream (one request at a time, bench/lib.ts
  * healthProbe): its p99 against the p99 of the same probe on the same server idle just before.
  *
- * Targets (issue 19): CSV ≤ 5 s, XLS ≤ 20 s, peak RSS growth ≤ 100 MB for either; health p99 ≤ 20 ms
+ * Targets (docs/performance.md): CSV ≤ 5 s, XLS ≤ 20 s, peak RSS growth ≤ 100 MB for either; health p99 ≤ 20 ms
  * during the stream (or as a ratio to the idle p99: this shared machine's noise alone can reach it).
  * Run alone with `npx tsx bench/report.ts` (`--rows 100000` for a quicker look, `--format CSV` for
  * one format); BENCH_MAIN=/other/dist/main.js runs another build (A/B), BENCH_NODE_ARGS="--cpu-prof"

@@ -1,5 +1,5 @@
 /**
- * `paysandbox run` end to end (issue 10): the built command spawned as a user runs it, process
+ * `paysandbox run` end to end: the built command spawned as a user runs it, process
  * start included. A 100-step file (payments with webhooks to the run's receiver, status reads,
  * clock jumps, webhook checks), and 20 files in one call (one process, a fresh sandbox per file).
  *

@@ -1,5 +1,5 @@
 /**
- * Many sandboxes in one server (issue 18 item 7, CONTRACT §8), against the built server on a file
+ * Many sandboxes in one server (docs/parallel-suites.md), against the built server on a file
  * database (a temp dir; each sandbox a file in `<db>-sandboxes/`), four figures, each on a fresh server:
  *
  * 1. creation: p50/p99 ms of `POST /_sandbox/sandboxes` (300 one after another after 20 discarded,

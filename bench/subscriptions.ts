@@ -1,7 +1,7 @@
 /**
- * The recurring scheduler's throughput (issue 4 item 7): seed N due subscriptions straight into a
+ * The recurring scheduler's throughput: seed N due subscriptions straight into a
  * temp WAL database (tokens + subscriptions bulk-inserted in one transaction), then time the
- * scheduler runs (one batch of 500 each, as the runner calls them) that charge them all through the card payment path with their §6.5 callbacks
+ * scheduler runs (one batch of 500 each, as the runner calls them) that charge them all through the card payment path with their callbacks
  * enqueued (to a closed port: enqueued, never delivered). One JSON line per size.
  *
  * Targets: 10,000 in ≤ 3 s; 100,000 in ≤ 30 s with peak RSS ≤ 300 MB.

@@ -1,5 +1,5 @@
 /**
- * `paysandbox/testing` (issue 11 item 5): how long `startSandbox()` takes to be ready (server and
+ * `paysandbox/testing`: how long `startSandbox()` takes to be ready (server and
  * receiver listening, migrations run, the built-in merchant seeded) and answer its first request,
  * imported by the package name from the built dist/ as a user's suite would.
  *

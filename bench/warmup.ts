@@ -1,5 +1,5 @@
 /**
- * A fresh server's first requests (issue 19 item 2): what a CI suite of a few hundred requests
+ * A fresh server's first requests (docs/performance.md): what a CI suite of a few hundred requests
  * feels. Starts the built server the README way on a fresh database (spawn → first 200 of
  * /_sandbox/health timed), then sends 1,000 card payments one at a time (each with a callbackUrl
  * to a local receiver, on one keep-alive socket, a Node client) and times them, then 1,000 more:
@@ -9,7 +9,7 @@
  * half (a profile of the cold one), BENCH_IDLE_MS=ms waits that long after health (a CI suite's own
  * start) before the first payment.
  *
- * Target: the first 1,000 in ≤ 1.0 s (issue 19), with start → healthy still fast.
+ * Target: the first 1,000 in ≤ 1.0 s (docs/performance.md), with start → healthy still fast.
  * Run alone: `npm run build && npx tsx bench/warmup.ts`; BENCH_MAIN=/other/dist/main.js runs another
  * build (A/B), BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p" profiles the server.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 1 target: with 10 silent receivers taking deliveries (they accept the connection
+ * Target (docs/webhooks.md#one-receiver-cannot-hold-up-another): with 10 silent receivers taking deliveries (they accept the connection
  * and never answer), a normal receiver's webhook leaves within 50 ms (p99) of its payment being
  * acknowledged. Against the built server (`node dist/main.js start`, LOG_LEVEL=warn).
  *

@@ -1,5 +1,5 @@
 /**
- * Webhook deliveries per second (issue 3 item 8): 20,000 deliveries across 10,000 transaction ids
+ * Webhook deliveries per second: 20,000 deliveries across 10,000 transaction ids
  * (two per transaction, so the per-transaction ordering is exercised) enqueued into a context on a
  * temp WAL SQLite file, then one `ctx.work.runUntil()` drains them against a node:http receiver on
  * 127.0.0.1 answering 200 (in a child process, so it does not share this event loop).
@@ -9,7 +9,7 @@
  * (other transaction ids) on the same context: the sustained rate, which the target is about; a fresh
  * server's first requests have their own target (bench/warmup.ts).
  *
- * Target ≥ 10,000 deliveries/s (issue 19; it was 2,000). Run with `npx tsx bench/webhooks.ts` (BENCH_COUNT=n to resize).
+ * Target ≥ 10,000 deliveries/s (docs/performance.md; it was 2,000). Run with `npx tsx bench/webhooks.ts` (BENCH_COUNT=n to resize).
  * Prints one JSON line: {"bench":"webhooks","deliveriesPerSec":N,"count":N,"seconds":S,"cpuUsPerDelivery":C,"receiverUsPerDelivery":R,
  * "warmDeliveriesPerSec":N,"warmSeconds":S,"warmCpuUsPerDelivery":C,"warmReceiverUsPerDelivery":R} (the unprefixed
  * figures are the cold round's, as before the warm round was added), C being this process's CPU time

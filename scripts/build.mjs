@@ -2,7 +2,7 @@
 // (CommonJS, see below), copies the drizzle migrations beside it, the /docs script (the standalone
 // browser bundle of the pinned @scalar/api-reference, a dev dependency) into dist/assets/, and
 // writes dist/main.js from scripts/dist-main.mjs, the loader that runs server.cjs with a V8 code
-// cache (issue 19). Bundling halves cold start: one file to compile instead of hundreds of module
+// cache (docs/performance.md). Bundling halves cold start: one file to compile instead of hundreds of module
 // resolutions.
 // server.cjs is CommonJS so the loader can compile it with vm.Script and a code cache (Node 20 has
 // no compile cache for ES modules); `import.meta.url` in src/ becomes the file's URL there. A script run
@@ -11,7 +11,7 @@
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
 // (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario or
 // recording, qrcode and pngjs on the first QR pay-in). exceljs is a dev dependency: only the tests
-// use it to read the .xlsx the server writes itself (issue 19). zod's 50 locales are left out
+// use it to read the .xlsx the server writes itself (docs/performance.md). zod's 50 locales are left out
 // (zodEnglishOnly): the server speaks English, and they were a fifth of the bundle.
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites (ESM),
 // `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.cjs`: the /guide
@@ -165,7 +165,7 @@ try {
     `${readFileSync("src/testing/types.ts", "utf8")}
 /** Starts a sandbox in this process on \`:memory:\`, with a receiver for its webhooks. */
 export declare function startSandbox(options?: StartSandboxOptions): Promise<TestSandbox>;
-/** Creates a sandbox on the paysandbox server at \`serverUrl\` (CONTRACT §8), with a receiver for its webhooks; \`close()\` deletes it. */
+/** Creates a sandbox on the paysandbox server at \`serverUrl\` (docs/parallel-suites.md), with a receiver for its webhooks; \`close()\` deletes it. */
 export declare function connectSandbox(serverUrl: string, options?: ConnectSandboxOptions): Promise<TestSandbox>;
 `,
   );

@@ -1,7 +1,7 @@
 // The source of dist/main.js (scripts/build.mjs copies it there, BUILD_ID filled in):
 // `node dist/main.js start [flags]`, also what bin/paysandbox.js and `npm start` run.
 //
-// It loads dist/server.cjs (a CommonJS bundle) with a V8 code cache (issue 19 item 1): compiling the
+// It loads dist/server.cjs (a CommonJS bundle) with a V8 code cache (docs/performance.md): compiling the
 // 1.7 MB bundle and the functions a start runs costs ~40 ms of every start on Node 20, which has
 // no `module.enableCompileCache` (Node >= 22.1 has one, but only for what its loaders load; this
 // works the same on both). The first run of a build writes the cache when it exits (or after 10 s,

@@ -1,6 +1,6 @@
 // Whether dist/ is current: built after every input last changed (src/, the build scripts, the
 // package and lock files, the installed dependencies). A few hundred stat calls (~5 ms), so
-// `npm start` on a built tree does not rebuild (issue 19). The stamp, dist/.built, holds the time
+// `npm start` on a built tree does not rebuild (docs/performance.md). The stamp, dist/.built, holds the time
 // the build began: a file saved during a build is newer than it, and the next start builds again.
 // Paths are relative to `root`, the package root by default (npm runs scripts there).
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";

@@ -1,5 +1,5 @@
 // `npm start [-- flags]`: builds dist/ first only when it is stale (scripts/freshness.mjs), then
-// runs `paysandbox start` in this same process: one Node start instead of two (issue 19: npm
+// runs `paysandbox start` in this same process: one Node start instead of two (npm
 // start → healthy was 0.9–1 s when every start rebuilt, 0.55–0.7 s with a separate prestart check).
 import { spawnSync } from "node:child_process";
 import { assertSupportedNode } from "../bin/node-lines.js";

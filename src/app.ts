@@ -59,7 +59,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerDashboard,
 ];
 
-/** What `GET /` answers a client that asks for JSON (browsers get the dashboard, CONTRACT §7). */
+/** What `GET /` answers a client that asks for JSON (browsers get the dashboard, docs/dashboard.md). */
 const INDEX = {
   name: "paysandbox",
   docs: "/docs",
@@ -74,7 +74,7 @@ const wantsJson = (c: Context) =>
 
 export interface AppOptions {
   /**
-   * The path a sandbox's app is mounted under (`/sandboxes/{id}`, CONTRACT §8): its routes see paths
+   * The path a sandbox's app is mounted under (`/sandboxes/{id}`, docs/parallel-suites.md): its routes see paths
    * without it, and its pages' links carry it. None for the root.
    */
   basePath?: string;
@@ -110,7 +110,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     const record = recordCalls(ctx.recorder, ctx.clock);
     for (const path of RECORDED_PATHS) app.use(path, record);
   }
-  // CONTRACT §4 Chaos and faults: rate limit emulation, then scenario fault rules on the create routes
+  // rate limit emulation (docs/configuration.md), then scenario fault rules (docs/scenarios.md#api-faults) on the create routes
   if (ctx.config.rateLimit) {
     const limiter = rateLimit(ctx.config.rateLimit);
     for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, (c, next) => (c.get("merchant") ? limiter(c, next) : next()));

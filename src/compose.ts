@@ -1,5 +1,5 @@
 /**
- * The server's composition (CONTRACT §8): the root sandbox at `/`, and a registry of sandboxes at
+ * The server's composition (docs/parallel-suites.md): the root sandbox at `/`, and a registry of sandboxes at
  * `/sandboxes/{id}/…`, each one more composition of the same service graph (`createContext`) over its
  * own database and clock, with its own app (`createApp` with a base path). `fetch` routes a request
  * to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.

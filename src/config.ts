@@ -1,5 +1,5 @@
 /**
- * Settings (CONTRACT §1). The only file that reads process.env / argv (house style 8):
+ * Settings (docs/configuration.md). The only file that reads process.env / argv (parsed once, failing fast, then passed in):
  * parsed once by zod, a bad value fails fast with a message naming the setting.
  */
 import { parseArgs } from "node:util";
@@ -112,7 +112,7 @@ export const SETTINGS = {
   },
 } as const;
 
-/** `40/min` → 40 requests per 60,000 ms (CONTRACT §4 rate limit emulation). */
+/** `40/min` → 40 requests per 60,000 ms (SANDBOX_RATE_LIMIT, docs/configuration.md). */
 export function parseRateLimit(text: string): { limit: number; windowMs: number } {
   const [n, unit = "min"] = text.split("/");
   const windowMs = unit.startsWith("s") ? 1_000 : unit.startsWith("h") ? 3_600_000 : 60_000;

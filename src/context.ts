@@ -1,8 +1,9 @@
 /**
- * The composition root (house style 3/8; ARCHITECTURE "The composition root is a straight line"):
- * every service is built here, after what it needs, as a plain constant, and every registration
+ * The composition root of one sandbox, read top to bottom: every service is built here, after what
+ * it needs, as a plain constant (dependencies passed in, config read once), and every registration
  * (due work, kind descriptors, settled listeners) is made here, where a reader sees the whole
- * wiring. `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a
+ * wiring. The only additions come from src/compose.ts, on the root sandbox alone: the routes of
+ * `/_sandbox/sandboxes` (registerSandboxes) and `sandboxList`, for the root's dashboard. `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a
  * ManualClock.
  */
 import pino from "pino";
@@ -63,35 +64,35 @@ export interface AppContext {
   outbox: Outbox;
   /** The webhook dispatcher (a DueWork): sends and retries. */
   webhooks: WebhookDispatcher;
-  /** The webhook delivery journal and replay (CONTRACT §4). */
+  /** The webhook delivery journal and replay (docs/control-plane.md). */
   journal: WebhookJournal;
-  /** The outcome engine: card number → profile, profile + flow + amount → outcome (CONTRACT §3, §6). */
+  /** The outcome engine: card number → profile, profile + flow + amount → outcome (docs/api.md, docs/scenarios.md). */
   outcomes: OutcomeEngine;
   /** One lifecycle for every kind of transaction: deadlines, settling, the control plane's complete. */
   transactions: TransactionLifecycle;
   /** Card authorizations (payments, one-click and subscription charges) and 3DS. */
   payments: PaymentService;
-  /** Card tokens and one-click charges (interface §4.1, §4.2). */
+  /** Card tokens and one-click charges (docs/tokens.md). */
   tokens: TokenService;
-  /** Recurring subscriptions: create, get, update, cancel (interface §4.5–§4.8). */
+  /** Recurring subscriptions: create, get, update, cancel (docs/subscriptions.md). */
   subscriptions: SubscriptionService;
-  /** The subscriptions' billing run; the scheduler (a DueWork on `work`) drives it (interface §3.2, §6.5). */
+  /** The subscriptions' billing run; the scheduler (a DueWork on `work`) drives it (docs/lifecycles.md#subscriptions, docs/webhooks.md). */
   billing: SubscriptionBilling;
-  /** Card refunds (interface §4.10). */
+  /** Card refunds (docs/refunds-payouts.md#refunds). */
   refunds: RefundService;
-  /** Card payouts (interface §4.9). */
+  /** Card payouts (docs/refunds-payouts.md#card-payouts). */
   payouts: PayoutService;
-  /** APM pay-ins and payouts (interface §4.11, §4.12). */
+  /** APM pay-ins and payouts (docs/apm.md, docs/apm.md#payouts). */
   apm: ApmService;
-  /** The HPP and QR pages of APM transactions (CONTRACT §3 "Hosted payment page"). */
+  /** The HPP and QR pages of APM transactions (docs/apm.md#the-hosted-payment-page). */
   hostedPages: HostedPageService;
-  /** Wallet merchant sessions (interface §4.13). */
+  /** Wallet merchant sessions (docs/wallets.md). */
   wallet: WalletService;
-  /** The live events of this sandbox (CONTRACT §9): written with each change, read by `GET /_sandbox/events`. */
+  /** The live events of this sandbox (docs/events.md): written with each change, read by `GET /_sandbox/events`. */
   events: EventLog;
-  /** What was done here, call by call, for GET /_sandbox/recording (CONTRACT §10). */
+  /** What was done here, call by call, for GET /_sandbox/recording (docs/recording.md). */
   recorder: Recorder;
-  /** The server's other sandboxes (CONTRACT §8), for the root's dashboard; set by src/compose.ts on the root only. */
+  /** The server's other sandboxes (docs/parallel-suites.md), for the root's dashboard; set by src/compose.ts on the root only. */
   sandboxList?: () => readonly SandboxSummary[];
 }
 
@@ -120,7 +121,7 @@ export function createContext(opts: ContextOptions): AppContext {
   const logger = opts.logger ?? pino({ level: "silent" });
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
 
-  // platform-level services; the live events first: everything after may write them (CONTRACT §9)
+  // platform-level services; the live events first: everything after may write them (docs/events.md)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const recorder = new Recorder(db, config.recordingKeep);
   const work = new DueWorkRunner(clock, backgroundWrites(db.$client));

@@ -22,7 +22,7 @@ export async function main(argv: string[]): Promise<void> {
   await runCli(argv, { start });
 }
 
-/** `paysandbox start`: serves the sandbox with a parsed config until SIGINT/SIGTERM (CONTRACT §1). */
+/** `paysandbox start`: serves the sandbox with a parsed config until SIGINT/SIGTERM (docs/configuration.md). */
 async function start(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = openDb(config.db);
@@ -31,7 +31,7 @@ async function start(config: Config): Promise<void> {
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
   const persisted = new ClockStore(db, clock).load();
   if (persisted !== undefined) clock.resetTo(persisted);
-  // A reused database keeps its own clock (CONTRACT §1): say so when --start-time asks for another.
+  // A reused database keeps its own clock (docs/configuration.md): say so when --start-time asks for another.
   if (persisted !== undefined && config.startTime !== undefined && persisted !== config.startTime) {
     logger.warn(
       { persisted: toIso(persisted), startTime: toIso(config.startTime) },
@@ -41,7 +41,7 @@ async function start(config: Config): Promise<void> {
   }
 
   let boundPort = config.port;
-  // the root sandbox and the registry of the others (CONTRACT §8), each its own database and clock
+  // the root sandbox and the registry of the others (docs/parallel-suites.md), each its own database and clock
   const composed = createServer({
     config,
     clock,
@@ -74,7 +74,7 @@ async function start(config: Config): Promise<void> {
   // Once a real second: run what virtual time has made due, and persist the clock.
   const cron = new Cron("* * * * * *", { protect: true }, async () => {
     try {
-      // start what is due and return: one slow receiver never holds the tick (issue 13)
+      // start what is due and return: one slow receiver never holds the tick
       await ctx.work.runUntil(undefined, { settle: false });
       ctx.clockStore.save();
       await composed.tick();

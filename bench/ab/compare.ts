@@ -1,5 +1,5 @@
 /**
- * A/B of two builds of the server, interleaved (issue 12: every hot-path change is measured this
+ * A/B of two builds of the server, interleaved (every hot-path change is measured this
  * way): rounds of A then B then B then A ..., each round a fresh warm-up and a measured run of card
  * payments with a callback at 32 connections (CONNECTIONS=1: one request at a time, timed to
  * 0.01 ms by bench/lib.ts sequentialLatency), each server on its own fresh database. Prints the

@@ -1,5 +1,5 @@
 /**
- * Where a card payment's server CPU goes (issue 12): runs the built server under `--cpu-prof`, loads
+ * Where a card payment's server CPU goes (docs/performance.md): runs the built server under `--cpu-prof`, loads
  * it with card payments (with a callback unless NOCB=1) and prints self time by package and by
  * function, then who calls the functions named in WHO (default: the SQLite and socket hot spots).
  *

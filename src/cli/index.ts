@@ -1,5 +1,5 @@
 /**
- * The `paysandbox` command line (CONTRACT §1, §6, §9): `start` (the server; the default command),
+ * The `paysandbox` command line (docs/configuration.md, docs/scenarios.md, docs/events.md): `start` (the server; the default command),
  * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `record` (a sandbox's
  * session as a steps file), `schema` (the JSON
  * Schema of scenario files), `--help` on

@@ -1,6 +1,6 @@
 /**
  * `paysandbox listen [--target URL] [--sandbox ID] [--types LIST] [--forward-to URL] [--json]
- * [--since ID] [--count N] [--admin-token T]` (CONTRACT §9): prints a sandbox's live events as they
+ * [--since ID] [--count N] [--admin-token T]` (docs/events.md): prints a sandbox's live events as they
  * happen, one line each (or one JSON object per line), from `GET {base}/_sandbox/events`. When the
  * connection drops (a network blip, a restart of the server) it reconnects by itself with the
  * `Last-Event-ID` it last saw, so nothing is missed or printed twice. With `--forward-to`, each

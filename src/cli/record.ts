@@ -1,6 +1,6 @@
 /**
  * `paysandbox record [--target URL] [--sandbox ID] [--out FILE] [--from ISO] [--to ISO] [--json]
- * [--admin-token T]` (CONTRACT §10): writes what was done in a sandbox as a steps file that
+ * [--admin-token T]` (docs/recording.md): writes what was done in a sandbox as a steps file that
  * `paysandbox run` replays, from `GET {base}/_sandbox/recording`. To stdout without `--out`.
  *
  * Exit status: 0 when the file was written; 1 when the server could not be reached or refused (an

@@ -1,6 +1,6 @@
 /**
  * `paysandbox run FILE... [--target URL [--keep]] [--admin-token T] [--parallel N] [--junit OUT.xml]
- * [--reporter pretty|json]` (CONTRACT §6): validates every file first (exit 2 naming the file and
+ * [--reporter pretty|json]` (docs/run.md): validates every file first (exit 2 naming the file and
  * the path), runs them side by side in this process, prints each file's lines together and in the
  * files' order (the first unfinished file live, the others when their turn comes) and
  * `N passed, M failed`, exits 0 or 1.

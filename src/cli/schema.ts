@@ -1,5 +1,5 @@
 /**
- * `paysandbox schema` (CONTRACT §6): the JSON Schema of scenario files, generated from the zod
+ * `paysandbox schema` (docs/scenarios.md): the JSON Schema of scenario files, generated from the zod
  * schema the sandbox validates them with (one source), for editors. scenarios/scenario.schema.json
  * is this output, kept in sync by a test.
  */

@@ -1,7 +1,7 @@
 /**
  * The flags of the commands that talk to a running server (`paysandbox listen`, `record`):
- * `--target` (default http://localhost:8080), `--sandbox` (one of its sandboxes, CONTRACT §8) and
- * `--admin-token` (CONTRACT §7), checked and turned into the base URL and the auth header.
+ * `--target` (default http://localhost:8080), `--sandbox` (one of its sandboxes, docs/parallel-suites.md) and
+ * `--admin-token` (docs/dashboard.md), checked and turned into the base URL and the auth header.
  */
 export interface ServerFlags {
   target?: string;

@@ -305,7 +305,7 @@ interface Checkpointer {
 }
 
 /**
- * The one thread for every file. It starts only once a WAL grows (issue 19: an idle or lightly
+ * The one thread for every file. It starts only once a WAL grows (an idle or lightly
  * used server does not carry a second V8 isolate, ~12 MB, and a start does not boot it): until
  * then a once-a-second look at each WAL's size, with SQLite's own checkpoints off as before, so the
  * WAL can only grow for about a second past the mark before the thread copies it back.
@@ -345,7 +345,7 @@ function startThread(t: Checkpointer, ms: number): void {
   // the top only once wholly copied: past `restartFrames`, the main connection holds its background
   // writes while the thread copies those last frames, so that its next commit restarts it. Copied
   // on the main thread instead (page copies and two fsyncs on the event loop: 10–30 ms during a
-  // long advance, issue 19) only when pauses keep missing (requests writing meanwhile).
+  // long advance) only when pauses keep missing (requests writing meanwhile).
   worker.on("message", (m: { type: string; path?: string; ack?: number; restarts?: number; error?: string }) => {
     if (m.type === "ack") {
       t.acks.get(m.ack as number)?.(m);
@@ -381,7 +381,7 @@ function startThread(t: Checkpointer, ms: number): void {
     else if (!f.copyQueued) {
       // inside an open group-commit batch: right after its COMMIT, before the next batch begins.
       // Under a long run of batches (a clock advance) the main connection is almost always inside
-      // one when the thread asks, and the WAL never restarted (issue 19: 680 MB after 100,000
+      // one when the thread asks, and the WAL never restarted (680 MB after 100,000
       // charges, each page read searching its whole index); else the thread asks again while the
       // WAL stays long
       const done = committed(f.sqlite);
@@ -414,7 +414,7 @@ export function checkpointerState(): { started: boolean; files: number } {
  * For the long-running server (main.ts, and each open sandbox): SQLite would checkpoint the WAL
  * inside whichever commit crosses 1000 pages (page copies and an fsync on a request's path, every
  * ~50 card payments); instead one worker thread with its own connections checkpoints every file
- * every `ms` (PASSIVE: it never blocks a writer). Durability is unchanged (CONTRACT §3: a commit is
+ * every `ms` (PASSIVE: it never blocks a writer). Durability is unchanged (docs/performance.md: a commit is
  * durable once in the WAL). Returns the stopper (call it before closing the database; with
  * `beforeClose`, the thread first checkpoints the whole WAL, so the close itself is cheap).
  */

@@ -1,5 +1,5 @@
 /**
- * Transactions and group commit (issue 12). `inSqliteTransaction` (behind db/client.ts
+ * Transactions and group commit (docs/performance.md). `inSqliteTransaction` (behind db/client.ts
  * `inTransaction(db, fn)`) is the one way the code writes: a
  * synchronous better-sqlite3 transaction, or a savepoint when one is already open.
  *

@@ -1,5 +1,5 @@
 /**
- * A prepared INSERT of every column of a drizzle table, run by better-sqlite3 directly (issue 12):
+ * A prepared INSERT of every column of a drizzle table, run by better-sqlite3 directly (docs/performance.md):
  * what `db.insert(t).values(placeholders).prepare()` does, without drizzle's per-run pass over
  * every placeholder (the transactions table has 40 columns, inserted on every create). Values go
  * through each column's own `mapToDriverValue` (json, boolean), as drizzle's placeholders do, so

@@ -1,6 +1,6 @@
 /**
  * A prepared statement made on first use. Every sandbox is one more composition of the service
- * graph (CONTRACT §8), and building each of its ~25 drizzle statements (SQL text, then SQLite's
+ * graph (docs/parallel-suites.md), and building each of its ~25 drizzle statements (SQL text, then SQLite's
  * prepare) at construction was most of what creating a sandbox cost; a test sandbox uses a few.
  * The proxy hands out the real statement's methods, bound once each: a call costs a property read.
  */

@@ -1,5 +1,5 @@
 /**
- * Every column of a drizzle table read by better-sqlite3 directly, as raw arrays (issue 19): what
+ * Every column of a drizzle table read by better-sqlite3 directly, as raw arrays (docs/performance.md): what
  * `db.select().from(t)` maps, without drizzle's per-row, per-column pass (`mapResultRow` checks each
  * field's entity kind on every row; it was half the cost of reading 1,000,000 due subscriptions).
  * Values go through each column's own `mapFromDriverValue` (json, boolean), null stays null, as

@@ -1,5 +1,5 @@
 /**
- * A sandbox's live events (CONTRACT §9): what the stream `GET /_sandbox/events` sends, written as
+ * A sandbox's live events (docs/events.md): what the stream `GET /_sandbox/events` sends, written as
  * rows of the `events` table in the same transaction as the change that causes them (a status
  * change, a webhook attempt's result, a clock move, a scenario load, a reset), and read back from
  * there by each listener, so a listener that reconnects, or one that comes back after a restart,
@@ -37,7 +37,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The default retention (SANDBOX_EVENTS_KEEP). */
 export const DEFAULT_KEEP = 100_000;
-/** A comment is sent on an idle stream this often (real ms; CONTRACT §9: 15 s). */
+/** A comment is sent on an idle stream this often (real ms; docs/events.md: 15 s). */
 export const KEEP_ALIVE_MS = 15_000;
 /** Rows a listener reads at once. */
 const BATCH = 256;

@@ -52,7 +52,7 @@ export class EventsRepo {
         .where(and(gt(e.id, ph("after")), lte(e.id, ph("upTo"))))
         .prepare(),
     );
-    // every webhook attempt reads it (issue 19): plain SQL, one positional parameter, no drizzle mapping
+    // every webhook attempt reads it (docs/performance.md): plain SQL, one positional parameter, no drizzle mapping
     this.factsStmt = lazy(() =>
       db.$client.prepare<[number], DeliveryFacts>(
         `SELECT d.${q(d.transactionId)} AS transactionId, d.${q(d.chaos)} AS chaos, m.${q(merchants.mid)} AS mid` +

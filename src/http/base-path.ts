@@ -1,5 +1,5 @@
 /**
- * A sandbox's app answers under its base URL (`/sandboxes/{id}`, CONTRACT §8): its router sees
+ * A sandbox's app answers under its base URL (`/sandboxes/{id}`, docs/parallel-suites.md): its router sees
  * paths without the prefix (`stripBase`), and what it answers a browser carries it (`prefixLinks`):
  * every root-relative link, form action and script/style source of an HTML page, and a root-relative
  * redirect. One mechanism for every page (dashboard, 3DS, HPP, QR, docs), so no view needs to know

@@ -1,6 +1,6 @@
 /**
  * Reads request bodies straight from Node's IncomingMessage, enforcing the 1 MiB limit
- * (CONTRACT §3: 413), and hands the text to Hono's body cache. Hono's own path builds a web
+ * (docs/api.md: 413), and hands the text to Hono's body cache. Hono's own path builds a web
  * `Request` (an undici stream, an AbortSignal) per body: ~10% of a card payment's CPU. Where
  * there is no IncomingMessage (other runtimes), Hono's bodyLimit does the same job.
  *
@@ -16,7 +16,7 @@ import type { AppEnv } from "./env.js";
 
 const tooLarge = () => new SandboxError("PAYLOAD_TOO_LARGE", "Request body too large (limit 1 MiB)");
 
-/** The reason of the refusal of a body nested too deep (CONTRACT §3 `errors[]`). */
+/** The reason of the refusal of a body nested too deep (docs/api.md#errors). */
 const TOO_DEEP_REASON = `arrays and objects nested deeper than ${MAX_DEPTH} levels`;
 
 const JSON_TYPE = /\bjson\b/i;

@@ -1,5 +1,5 @@
 /**
- * One envelope for every error (CONTRACT §3): `{ errorMessage }` with the status of the
+ * One envelope for every error (docs/api.md): `{ errorMessage }` with the status of the
  * error's code, and on a 400 `errors: [{field, message}]`: every problem found in the body, each
  * with its reason (`errorMessage` stays the first one, in the interface's shapes, exactly as
  * before). Three tiers (Unkey's onError): ours, Hono's HTTPException, unknown → 500 + log.
@@ -25,7 +25,7 @@ import { malformedJsonMessage } from "./json-syntax.js";
 
 export const errorBody = (message: string) => ({ errorMessage: message });
 
-/** The report route answers `{ error }` for every failure (CONTRACT §3); every other route the envelope below. */
+/** The report route answers `{ error }` for every failure (docs/api.md); every other route the envelope below. */
 const wantsErrorField = (c: Context<AppEnv>) => errorFieldFor(c.req.path) === "error";
 /** What a 400 answers: the interface's message and every problem with its reason. */
 const badRequestBody = (message: string, problems: readonly FieldProblem[]) => ({
@@ -345,7 +345,7 @@ export function notFoundHandler(routes: () => readonly RouteEntry[]): NotFoundHa
   };
 }
 
-/** An error answer outside any app (a request for a sandbox that does not exist, CONTRACT §8). */
+/** An error answer outside any app (a request for a sandbox that does not exist, docs/parallel-suites.md). */
 export function jsonError(status: number, message: string): Response {
   return new Response(JSON.stringify(errorBody(message)), { status, headers: { "content-type": "application/json" } });
 }

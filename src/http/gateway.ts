@@ -1,5 +1,5 @@
 /**
- * Mounts a gateway route under both `/api/v1` and `/v1` (CONTRACT §3: the interface uses
+ * Mounts a gateway route under both `/api/v1` and `/v1` (docs/api.md: the interface uses
  * both). The `/v1` alias is hidden from /openapi.json to keep the document readable.
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
@@ -10,12 +10,12 @@ export const GATEWAY_PREFIXES = ["/api/v1", "/v1"] as const;
 /** Paths under the prefixes that take no bearer token (auth itself, the report's own headers). */
 export const PUBLIC_GATEWAY_PATHS = new Set(["/auth", "/report-generator/s2s"]);
 
-/** Paths under the prefixes whose error body is `{ error }`, not `{ errorMessage }` (CONTRACT §3: the report). */
+/** Paths under the prefixes whose error body is `{ error }`, not `{ errorMessage }` (docs/api.md: the report). */
 const ERROR_FIELD_PATHS = new Set(["/report-generator/s2s"]);
 
 /**
- * The error body's field for a request path: `error` on the report route (interface §4.14, §7),
- * `errorMessage` everywhere else (CONTRACT §3). Every error of the route (body, 413, validation,
+ * The error body's field for a request path: `error` on the report route (docs/report.md, docs/api.md#errors),
+ * `errorMessage` everywhere else (docs/api.md). Every error of the route (body, 413, validation,
  * credentials) takes it, because the error handler asks here.
  */
 export function errorFieldFor(path: string): "error" | "errorMessage" {

@@ -25,7 +25,7 @@ export function bearerAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Protects /_sandbox/* with SANDBOX_ADMIN_TOKEN when it is set (CONTRACT §4). */
+/** Protects /_sandbox/* with SANDBOX_ADMIN_TOKEN when it is set (docs/control-plane.md). */
 export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (token) {
@@ -70,7 +70,7 @@ export function requestContext(logger: Logger, basePath = ""): MiddlewareHandler
     const ms = logInfo ? Math.round((performance.now() - start) * 10) / 10 : undefined;
     // a 4xx/5xx says why (its errorMessage names a field, never a value: no card data)
     const errorMessage = status >= 400 ? c.get("errorMessage") : undefined;
-    // a sandbox's routes see paths without its base (CONTRACT §8); its log lines show the whole path
+    // a sandbox's routes see paths without its base (docs/parallel-suites.md); its log lines show the whole path
     const path = basePath + c.req.path;
     const line = { reqId, method: c.req.method, path, status, ms, ...(errorMessage ? { errorMessage } : {}) };
     const msg = `${c.req.method} ${path} ${status}${ms === undefined ? "" : ` ${ms}ms`}${errorMessage ? `: ${errorMessage}` : ""}`;

@@ -1,6 +1,6 @@
 /**
- * The one shape of the gateway's reads by id (CONTRACT §3: status and info of card payments,
- * refunds, card payouts, APM pay-ins and payouts; interface §4.4, §4.9, §4.10, §4.12): `GET
+ * The one shape of the gateway's reads by id (docs/api.md: status and info of card payments,
+ * refunds, card payouts, APM pay-ins and payouts; docs/cards.md, docs/refunds-payouts.md#card-payouts, docs/refunds-payouts.md#refunds, docs/apm.md#payouts): `GET
  * {path}` with an `{id}` path parameter, the merchant's bearer token, 200 with the record, 401, and
  * 404 for an unknown id or another merchant's. Each area names its path, schema and words; the
  * route and its handler come from here.

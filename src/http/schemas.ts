@@ -3,12 +3,12 @@ import { INSTANT_REASON, parseInstant } from "../platform/clock.js";
 import { durationReason, parseDuration } from "../platform/duration.js";
 
 /**
- * The control plane's security as it is (CONTRACT §4): the admin token when SANDBOX_ADMIN_TOKEN is
+ * The control plane's security as it is (docs/control-plane.md): the admin token when SANDBOX_ADMIN_TOKEN is
  * set, nothing otherwise (the empty alternative). Health is open either way.
  */
 export const ADMIN_SECURITY: Array<Record<string, string[]>> = [{ AdminToken: [] }, {}];
 
-/** The error body of every 4xx/5xx (CONTRACT §3). */
+/** The error body of every 4xx/5xx (docs/api.md). */
 export const ErrorSchema = z
   .object({
     errorMessage: z.string(),
@@ -36,7 +36,7 @@ const ERROR_DESCRIPTIONS = {
 } as const;
 
 /**
- * A hand-written recogniser of a route's body (issue 19 item 4): the output zod's parse gives for
+ * A hand-written recogniser of a route's body (docs/performance.md): the output zod's parse gives for
  * a body it is sure is valid (same object: keys, order, values), or undefined for anything else,
  * which zod then parses as before, so every 400 and its reasons still come from zod.
  */
@@ -57,7 +57,7 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description?: string, r
 
 /**
  * The route validator (@hono/zod-validator) always calls `safeParseAsync`, whose machinery costs
- * more than the parse: 27 µs against 12 µs for a card payment body (issue 12). Our schemas have no
+ * more than the parse: 27 µs against 12 µs for a card payment body (docs/performance.md). Our schemas have no
  * async checks, so the schema's own `safeParseAsync` is replaced by its synchronous parse, same
  * result; one that does turn out async (zod throws $ZodAsyncError) gets the async parse from then on.
  * The instance is changed in place so that it stays the one the OpenAPI document names.
@@ -100,7 +100,7 @@ export function isAbsoluteHttpUrl(v: string): boolean {
   }
 }
 
-/** Longest URL a request may give (issue 13: callbackUrl and redirect URLs; receivers refuse longer). */
+/** Longest URL a request may give (callbackUrl and redirect URLs; receivers refuse longer). */
 export const MAX_URL_LENGTH = 2048;
 
 /**

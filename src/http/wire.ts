@@ -1,5 +1,5 @@
 /**
- * Wire schemas shared by several gateway routes (interface §2.1; ARCHITECTURE "Wire schemas are
+ * Wire schemas shared by several gateway routes (docs/gateway.md#requests-and-answers; ARCHITECTURE "Wire schemas are
  * shared once"): composed per route with `.omit` / `.extend`, never copied. The schema that
  * validates is the schema that documents (/openapi.json).
  */
@@ -85,7 +85,7 @@ export const OrderSchema = z
   })
   .openapi("Order");
 
-/** Device fields that become required with requestThreeDSecure (interface §2.1). */
+/** Device fields that become required with requestThreeDSecure (docs/gateway.md#requests-and-answers). */
 export const THREE_DS_DEVICE_FIELDS = [
   "accept",
   "acceptLanguage",
@@ -128,7 +128,7 @@ export const CurrencySchema = z.string().refine(isCurrency).openapi({ descriptio
 /** Map<String,String> echoed back in records and callbacks. */
 export const MetadataSchema = z.record(z.string(), z.string()).openapi({ example: { orderRef: "A-1001" } });
 
-/** A request's idempotency key (CONTRACT §3). */
+/** A request's idempotency key (docs/api.md). */
 export const RequestIdSchema = z.string().min(1).max(255).openapi({ description: "Idempotency key, unique per merchant" });
 
 /**
@@ -142,7 +142,7 @@ export const oneOf = <const T extends readonly [string, ...string[]]>(values: T)
     .openapi({ type: "string", enum: [...values] });
 
 /**
- * A decline code of fixtures/decline-codes.json (CONTRACT §3), documented as an integer enum with
+ * A decline code of fixtures/decline-codes.json (docs/api.md), documented as an integer enum with
  * the names. Inline, not a named component: a nullable reference is documented as allOf[ref,
  * {type: [integer, null]}], and allOf would still refuse the null.
  */

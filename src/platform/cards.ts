@@ -3,7 +3,7 @@
  * them). Pure functions; a number never leaves here except as BIN, last 4 and length.
  */
 
-/** Luhn check of a 12-19 digit number (CONTRACT §3: other numbers → `Invalid field: card.number`). */
+/** Luhn check of a 12-19 digit number (docs/cards.md: other numbers → `Invalid field: card.number`). */
 export const luhnValid = (number: string): boolean => {
   if (!/^\d{12,19}$/.test(number)) return false;
   let sum = 0;
@@ -19,7 +19,7 @@ export const luhnValid = (number: string): boolean => {
 };
 
 /**
- * `cardMask` of callbacks and tokens (interface §2.2, §6.2): the first 6 digits, one `*` per hidden
+ * `cardMask` of callbacks and tokens (docs/tokens.md, docs/webhooks.md): the first 6 digits, one `*` per hidden
  * digit and the last 4, so the mask keeps the number's length and tells a tester which card was
  * used (`411111******1111`; a 19-digit card shows 9 stars). A row stored before the length was kept
  * has none: it is masked as a 16-digit number, as it always was.
@@ -36,5 +36,5 @@ export const CVV_KEY = /(cvv|cvc|securitycode|security_code)/i;
 /** A key that holds a card number (`cardNumber`, `pan`, `card_number`, `applicationPrimaryAccountNumber`): kept as a mask. */
 export const CARD_NUMBER_KEY = /^(pan|.*card.?(number|no|num)|.*primaryaccountnumber)$/i;
 
-/** The reason of `errors[]` (CONTRACT §3) for a card number that is not one. */
+/** The reason of `errors[]` (docs/cards.md) for a card number that is not one. */
 export const CARD_NUMBER_REASON = "expected 12-19 digits that pass the Luhn check (see the test cards)";

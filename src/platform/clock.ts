@@ -1,5 +1,5 @@
 /**
- * The one source of time (house style 5). Every date the sandbox hands out, every
+ * The one source of time: nothing else reads the system clock, and tests advance a manual one. Every date the sandbox hands out, every
  * expiry and every scheduled job reads a Clock, so tests can move time by asking
  * instead of sleeping, and `/_sandbox/clock/advance` can jump a running server forward.
  */
@@ -31,7 +31,7 @@ export function parseInstant(value: string): number | undefined {
 
 /**
  * ISO 8601 UTC of a virtual instant. The last one is kept: a billing run formats the same instant
- * for every charge's event (issue 19: 1% of a 1,000,000-charge advance).
+ * for every charge's event (1% of a 1,000,000-charge advance).
  */
 export function toIso(ms: number): string {
   if (ms !== lastIsoMs) {

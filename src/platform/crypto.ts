@@ -19,7 +19,7 @@ export const hmacBase64 = (key: string, message: string): string =>
   createHmac("sha256", hmacKey(key)).update(message, "utf8").digest("base64");
 
 // crypto.hash (Node >= 20.12) hashes in one call, without a Hash object: half the time of
-// createHash for the ~1 KB idempotency form hashed on every create (issue 12)
+// createHash for the ~1 KB idempotency form hashed on every create (docs/performance.md)
 const oneShotHash = (nodeCrypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
 
 export const sha256Hex = (data: string): string =>

@@ -1,5 +1,5 @@
 /**
- * The one error type of the sandbox (house style 4). Services throw it; the HTTP layer turns
+ * The one error type of the sandbox (one error type, one envelope: docs/api.md#errors). Services throw it; the HTTP layer turns
  * it into the interface's error body `{ errorMessage }` with the status its code maps to.
  */
 export type ErrorCode =
@@ -33,7 +33,7 @@ export function statusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 413 | 4
   }
 }
 
-/** One problem of a request (CONTRACT §3 `errors[]`): the dotted field path and why, for a person. */
+/** One problem of a request (docs/api.md#errors): the dotted field path and why, for a person. */
 export interface FieldProblem {
   field: string;
   message: string;

@@ -1,5 +1,5 @@
 /**
- * Typed access to the data in fixtures/ (house style 11: outcomes and tables are data).
+ * Typed access to the data in fixtures/ (outcomes and tables are data, not code).
  * JSON is imported, so the build inlines it and the Docker image needs no fixtures folder.
  */
 import apmMethods from "../../fixtures/apm-methods.json" with { type: "json" };

@@ -1,7 +1,7 @@
 import { customAlphabet } from "nanoid";
 import type { Clock } from "./clock.js";
 
-/** Prefixes of every id the sandbox hands out (house style 7): one table, no ad-hoc strings. */
+/** Prefixes of every id the sandbox hands out : one table, no ad-hoc strings. */
 export const ID_PREFIXES = {
   transaction: "tx",
   token: "tok",
@@ -37,8 +37,8 @@ export function timePrefix(ms: number): string {
 /**
  * Time-ordered random ids: `tx_` + 8 characters of the clock's time + 12 random ones (71 bits:
  * unguessable), 20 in all, URL-safe. New ids sort after older ones, so the primary-key B-trees
- * grow at their right edge instead of splitting pages at random (issue 12). The time comes from
- * the sandbox's clock (house style 5); it only orders storage and means nothing to the API (a
+ * grow at their right edge instead of splitting pages at random (docs/performance.md). The time comes from
+ * the sandbox's clock; it only orders storage and means nothing to the API (a
  * clock put back just starts a new run of ids elsewhere in the tree).
  */
 export function timeOrderedIds(clock: Pick<Clock, "nowMs">): Ids {

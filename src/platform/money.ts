@@ -1,5 +1,5 @@
 /**
- * Money is integer minor units inside the sandbox (house style 9). Requests carry major-unit
+ * Money is integer minor units inside the sandbox (no float arithmetic on amounts). Requests carry major-unit
  * strings (interface conventions: `"20"` is 20.00); callbacks carry JSON numbers.
  */
 import { invalidField } from "./errors.js";
@@ -7,7 +7,7 @@ import { CURRENCIES } from "./fixtures.js";
 
 const AMOUNT = /^\d+(\.\d+)?$/;
 
-/** The reasons of `errors[]` (CONTRACT §3) for amounts and currencies. */
+/** The reasons of `errors[]` (docs/api.md#errors) for amounts and currencies. */
 export const AMOUNT_REASON = 'must be a string of major units, e.g. "20.50"';
 export const POSITIVE_REASON = 'must be positive, e.g. "20.50"';
 
@@ -72,7 +72,7 @@ function toPlainDecimal(n: number): string {
 /**
  * Converts `minor` units of `from` into `to` at `rateTo / rateFrom` (rates in units per a
  * common base), rounding half-up at the target currency's precision. Exact integer math.
- * CONTRACT §6: processedAmount = orderAmount × rate(processed)/rate(order).
+ * FX (docs/cards.md#fx): processedAmount = orderAmount × rate(processed)/rate(order).
  */
 export function convert(minor: number, from: string, to: string, rateFrom: number, rateTo: number): number {
   const [tn, td] = rational(rateTo);

@@ -1,5 +1,5 @@
 /**
- * How deep a JSON or YAML document nests, judged before anything recurses over it (CONTRACT §3:
+ * How deep a JSON or YAML document nests, judged before anything recurses over it (docs/api.md:
  * bad input is a 4xx, never a 5xx). Parsers, validators, hashing and JSON.stringify take a stack
  * frame or more per level, and a 1 MiB body can nest half a million levels: such a body answered
  * 500 (`Maximum call stack size exceeded`), and a deep YAML sequence could exhaust the heap. A

@@ -1,5 +1,5 @@
 /**
- * Records what is done in a sandbox, call by call (CONTRACT §10; issue 22), for
+ * Records what is done in a sandbox, call by call (docs/recording.md), for
  * `GET /_sandbox/recording` to turn into a steps file. One INSERT per recorded call, made before the
  * answer leaves (inside `awaitCommit`), so it joins the call's own group-commit batch: a call that
  * was answered is recorded, across a kill -9 too, and recording adds no commit of its own.

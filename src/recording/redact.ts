@@ -1,5 +1,5 @@
 /**
- * A request body as the recording may keep it (CONTRACT §10; issue 22): no card data.
+ * A request body as the recording may keep it (docs/recording.md): no card data.
  * - a card number (the value of `number`, `cardNumber`, `pan`, `applicationPrimaryAccountNumber`...
  *   when it is 12-19 digits, or any string of 12-19 digits that passes the Luhn check, wherever it
  *   sits, or a Luhn-valid run of 12-19 digits inside other text) becomes its mask, `411111******1111`,
@@ -62,7 +62,7 @@ const leftOver = (text: string) => text.includes("\\") || LEFT_OVER_TEXT.some((r
 /**
  * `JSON.stringify(redactForRecording(JSON.parse(text)))` for a JSON request body, on its text: a card
  * payment's body (its `"cvv":"737"`, its card number) is redacted in a few µs instead of a parse, a
- * walk and a stringify (issue 22: the recording's cost on the payment path). Whatever the text path
+ * walk and a stringify (the recording's cost on the payment path). Whatever the text path
  * cannot do surely (escapes, a wallet token, another CVV key, a CVV first in its object, a long digit
  * run that is no card number) goes the structural way; so does text that is not JSON, which is kept
  * as it is only when it holds no digit run a card number could be.

@@ -1,5 +1,5 @@
 /**
- * A recording as a steps file (CONTRACT §10; issue 22): the recorded calls, the webhook deliveries
+ * A recording as a steps file (docs/recording.md): the recorded calls, the webhook deliveries
  * and the loaded scenarios of a sandbox, turned into a scenario document whose `steps` replay that
  * session on a fresh sandbox (`paysandbox run`). Pure: the route reads the rows, this writes the file.
  *

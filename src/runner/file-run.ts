@@ -1,5 +1,5 @@
 /**
- * One file's run of scenario steps (CONTRACT §6 "Steps and `paysandbox run`"): its saved bodies,
+ * One file's run of scenario steps (docs/run.md): its saved bodies,
  * its merchants' bearer tokens, and what each step kind does against the target. A failed step
  * throws a StepFailure carrying expected vs actual; run.ts turns it into the step's result.
  */
@@ -201,8 +201,8 @@ export class FileRun {
   }
 
   /**
-   * threeDS / hpp / qr: what a shopper's browser does (CONTRACT §3 "3DS challenge page", "Hosted payment
-   * page"): GET the page, read its form, POST it urlencoded to the form's action with the chosen
+   * threeDS / hpp / qr: what a shopper's browser does (docs/cards.md#3ds-challenge,
+   * docs/apm.md#the-hosted-payment-page): GET the page, read its form, POST it urlencoded to the form's action with the chosen
    * `outcome` button (and, on the HPP, the fields typed in). Fields the page does not ask for fail the step.
    */
   private async page(kind: PageStep, step: Step): Promise<string> {
@@ -253,7 +253,7 @@ export class FileRun {
     return summary;
   }
 
-  /** Runs the due work, then looks for a matching delivery in the journal (CONTRACT §4). */
+  /** Runs the due work, then looks for a matching delivery in the journal (docs/control-plane.md). */
   private async webhook(step: Step): Promise<string> {
     const spec = this.resolve(step.webhook);
     if (!spec) throw new StepFailure("no webhook");

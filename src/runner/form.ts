@@ -1,5 +1,5 @@
 /**
- * Reads the form of a sandbox HTML page (the 3DS challenge, the hosted payment page: CONTRACT §3)
+ * Reads the form of a sandbox HTML page (the 3DS challenge, the hosted payment page: docs/run.md)
  * the way a plain browser form post would use it: no script runs.
  */
 export interface Form {

@@ -1,6 +1,6 @@
 /**
- * A file's own sandbox on a running server, the target of `paysandbox run --target URL` (CONTRACT
- * §6, §8): `POST /_sandbox/sandboxes` with the file's scenario part (the document without `steps`,
+ * A file's own sandbox on a running server, the target of `paysandbox run --target URL` (docs/run.md,
+ * docs/parallel-suites.md): `POST /_sandbox/sandboxes` with the file's scenario part (the document without `steps`,
  * its `startTime` as the sandbox's), every step under that sandbox's base URL, `DELETE` after the
  * run unless `--keep`. The steps never leave this process: the target sees only the requests they
  * make. `--admin-token` goes with every `/_sandbox` call, create and delete included.
@@ -67,7 +67,7 @@ export async function httpTarget(target: string, scenario: Scenario, opts: HttpT
     });
     if (reply.status === 404) {
       throw new TargetError(
-        `${root} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (CONTRACT §8); upgrade it, or run without --target`,
+        `${root} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (docs/parallel-suites.md); upgrade it, or run without --target`,
       );
     }
     const answer = parse(reply.text) as { id?: unknown; baseUrl?: unknown; errorMessage?: unknown };

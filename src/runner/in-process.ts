@@ -1,5 +1,5 @@
 /**
- * A fresh sandbox for one scenario file, inside the `paysandbox run` process (CONTRACT §6):
+ * A fresh sandbox for one scenario file, inside the `paysandbox run` process (docs/run.md):
  * `:memory:`, a manual clock at the file's `startTime` (or now) that moves only when a step
  * advances it, the file's merchants, rates, cards and rules loaded. Requests go through
  * `app.request()`: no port is opened, so one file's result never depends on another's.

@@ -1,5 +1,5 @@
 /**
- * Reads and validates the files given to `paysandbox run` before any runs (CONTRACT §6: exit 2
+ * Reads and validates the files given to `paysandbox run` before any runs (docs/run.md: exit 2
  * when a file is missing or invalid, the message naming the file and the path in it).
  */
 import { readFileSync } from "node:fs";

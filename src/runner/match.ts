@@ -1,5 +1,5 @@
 /**
- * The `expect` rule of scenario steps (CONTRACT §6: "every key given must match (objects
+ * The `expect` rule of scenario steps (docs/run.md: "every key given must match (objects
  * partially, deep)"): an expected object matches when each of its keys matches the actual value's;
  * an array matches an array of the same length element by element; anything else by equality.
  */

@@ -1,5 +1,5 @@
 /**
- * `${callbackUrl}` (CONTRACT §6 steps): a webhook receiver the run opens on 127.0.0.1 when a file
+ * `${callbackUrl}` (docs/run.md steps): a webhook receiver the run opens on 127.0.0.1 when a file
  * points its callbacks at it, answering 200 to every POST, so deliveries succeed for real and fast.
  * Opened on first use and shared by the files of one command, also when they run side by side;
  * when no file needs it, no port is opened.

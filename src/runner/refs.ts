@@ -1,8 +1,8 @@
 /**
- * `${...}` references of scenario steps (CONTRACT §6): `${name.path}` reads a saved body,
+ * `${...}` references of scenario steps (docs/run.md): `${name.path}` reads a saved body,
  * `${uuid}` is a fresh id, `${callbackUrl}` the run's webhook receiver, and `checksum: "${checksum}"`
  * in an APM body is Base64(HMAC-SHA256(merchantSecret, `accountId|amount|currency|requestId`)),
- * with `amount` exactly as sent (CONTRACT §3 APM request checksum).
+ * with `amount` exactly as sent (docs/apm.md#the-request-checksum).
  */
 import { randomUUID } from "node:crypto";
 import { hmacBase64 } from "../platform/crypto.js";
@@ -60,7 +60,7 @@ export function resolveRefs(value: unknown, scope: RefScope): unknown {
   return value;
 }
 
-/** The APM request checksum of a body (CONTRACT §3): `accountId|amount|currency|requestId`. */
+/** The APM request checksum of a body (docs/apm.md#the-request-checksum): `accountId|amount|currency|requestId`. */
 export function apmChecksum(body: Record<string, unknown>, merchantSecret: string): string {
   const field = (k: string) => {
     const v = body[k];

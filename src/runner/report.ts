@@ -1,5 +1,5 @@
 /**
- * What `paysandbox run` prints and writes (CONTRACT §6): one line per step (pass/fail, ms, and on
+ * What `paysandbox run` prints and writes (docs/run.md): one line per step (pass/fail, ms, and on
  * failure expected vs actual and the response trimmed), `N passed, M failed` last; `--reporter json`;
  * `--junit OUT.xml` (one testsuite per file, one testcase per step, in the Ant/Jenkins JUnit format
  * CI systems read).

@@ -1,5 +1,5 @@
 /**
- * `paysandbox run` (CONTRACT §6 "Steps and `paysandbox run`"): runs each file's steps in order
+ * `paysandbox run` (docs/run.md): runs each file's steps in order
  * against a target of its own (a fresh in-process sandbox, or with `--target URL` a new sandbox on
  * that server, deleted after the run unless kept) and returns one result per step. A file stops at
  * its first failed step; the steps after it are reported as skipped. Files run side by side

@@ -1,6 +1,6 @@
 /**
- * Where `paysandbox run` sends a file's steps (CONTRACT §6): a fresh sandbox inside the command
- * (in-process.ts) or a new sandbox of its own on a running server (http-target.ts, CONTRACT §8).
+ * Where `paysandbox run` sends a file's steps (docs/run.md): a fresh sandbox inside the command
+ * (in-process.ts) or a new sandbox of its own on a running server (http-target.ts, docs/parallel-suites.md).
  * The runner sees only this interface, so every step behaves the same against both.
  */
 export interface Reply {

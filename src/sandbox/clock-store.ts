@@ -5,7 +5,7 @@ import type { Clock } from "../platform/clock.js";
 
 const KEY = "clock_now_ms";
 
-/** Persists the virtual clock so a restart continues from where time was (CONTRACT §1). */
+/** Persists the virtual clock so a restart continues from where time was (docs/configuration.md). */
 export class ClockStore {
   constructor(
     private readonly db: Db,
@@ -13,7 +13,7 @@ export class ClockStore {
   ) {}
 
   /**
-   * Where a restart resumes (CONTRACT §1; issue 13 crash honesty): the last saved virtual time, but
+   * Where a restart resumes (docs/configuration.md; after a crash too): the last saved virtual time, but
    * never behind the newest record. The clock is saved once a real second, so after a kill -9 the
    * saved time can lag what was written since; time must not run backwards past it.
    */

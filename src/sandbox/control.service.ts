@@ -1,5 +1,5 @@
 /**
- * The control plane's domain (CONTRACT §4): reset, clock jumps and scenario loading. Reads
+ * The control plane's domain (docs/control-plane.md): reset, clock jumps and scenario loading. Reads
  * have no side effects; everything a test could get by waiting it can get by asking.
  */
 import { getTableName, is, sql } from "drizzle-orm";
@@ -20,13 +20,13 @@ import type { ClockStore } from "./clock-store.js";
 import { BY_OR_TO } from "./sandbox.routes.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
-/** The clock never passes this (issue 13): later dates have no 4-digit-year ISO 8601 form. */
+/** The clock never passes this: later dates have no 4-digit-year ISO 8601 form. */
 export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
 export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
 
 /**
  * Tables reset keeps: instance identity (JWT secret), the other sandboxes of the server (a reset
- * of the root resets the root only, CONTRACT §8) and the live events (CONTRACT §9: a listener sees
+ * of the root resets the root only, docs/parallel-suites.md) and the live events (docs/events.md: a listener sees
  * the reset among the other events, and its ids never go back). Every other table is emptied.
  */
 const KEPT_TABLES = new Set<string>([
@@ -43,7 +43,7 @@ export interface ControlDeps {
   work: DueWorkRunner;
   merchants: MerchantService;
   scenarios: ScenarioService;
-  /** The live events: `reset` and `clock` (CONTRACT §9). */
+  /** The live events: `reset` and `clock` (docs/events.md). */
   events: Pick<EventLog, "reset" | "clock">;
 }
 
@@ -67,7 +67,7 @@ export class ControlService {
 
   /**
    * Drops every transaction, token, subscription and delivery; reloads the built-in merchant
-   * and the start scenario files; puts the clock back to its start, or to `startTime` (CONTRACT §4:
+   * and the start scenario files; puts the clock back to its start, or to `startTime` (docs/control-plane.md:
    * how a reused database gets the start time a docs example or a test suite expects).
    */
   async reset(opts: { startTime?: number } = {}): Promise<void> {
@@ -130,7 +130,7 @@ export class ControlService {
     return { now: toIso(this.ctx.clock.nowMs()), ran };
   }
 
-  /** Persists the clock after a jump and, when it moved, says so to the listeners (CONTRACT §9 `clock`). */
+  /** Persists the clock after a jump and, when it moved, says so to the listeners (docs/events.md `clock`). */
   private moved(from: number, to = this.ctx.clock.nowMs()): void {
     inTransaction(this.ctx.db, () => {
       this.ctx.clockStore.save();

@@ -1,5 +1,5 @@
 /**
- * `GET /docs` (CONTRACT §5): the Scalar API reference of /openapi.json, with its script served
+ * `GET /docs` (docs/api.md): the Scalar API reference of /openapi.json, with its script served
  * by the sandbox itself, so the page renders without internet access. The script is the
  * standalone browser bundle of the pinned @scalar/api-reference: scripts/build.mjs copies it
  * into dist/assets/ (an installed package or the Docker image has no dev dependencies);

@@ -7,12 +7,12 @@ import { invalidField } from "../platform/errors.js";
 import { type EventsQuery, eventsRoute } from "./events.routes.js";
 
 /**
- * `GET /_sandbox/events` (CONTRACT §9), and the dashboard's own copy of it (src/sandbox/dashboard,
+ * `GET /_sandbox/events` (docs/events.md), and the dashboard's own copy of it (src/sandbox/dashboard,
  * behind its session cookie: a browser's EventSource cannot send the admin token). Streaming is
  * Hono's streamSSE and each event's framing its `writeSSE`; a batch goes out as one write, awaited,
  * so the next batch is read only once the client took this one (backpressure).
  *
- * Cost per listener (issue 21: many listeners must cost the request path nothing measurable): the
+ * Cost per listener (many listeners must cost the request path nothing measurable): the
  * listeners near the head of the log read the same row objects (EventLog keeps the newest rows read),
  * so each row is framed once for all of them (FRAMES); a listener then costs one write per batch.
  */

@@ -42,7 +42,7 @@ export const EventsGoneSchema = z
   })
   .openapi("EventsGone");
 
-const DESCRIPTION = `Server-Sent Events, one per change in this sandbox, from what its database holds (CONTRACT §9). Each event has an \`id\` that only grows, an \`event\` (its type) and JSON \`data\`:
+const DESCRIPTION = `Server-Sent Events, one per change in this sandbox, from what its database holds (docs/events.md). Each event has an \`id\` that only grows, an \`event\` (its type) and JSON \`data\`:
 - \`transaction\`: \`{transactionId, kind, merchant, status, declineCode, at}\` on every status change, creation included;
 - \`webhook\`: \`{deliveryId, transactionId, url, attempt, httpStatus | error, chaos?, at}\` on every attempt;
 - \`clock\`: \`{now, from}\` on every move (advance, reset);

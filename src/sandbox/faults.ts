@@ -1,5 +1,5 @@
 /**
- * API faults and rate limit emulation (CONTRACT §4 "Chaos and faults"), for testing a merchant
+ * API faults and rate limit emulation (docs/scenarios.md#api-faults, docs/configuration.md), for testing a merchant
  * integration's own robustness:
  * - a scenario rule with `httpStatus` (500, 502, 503, 429 + Retry-After) answers that status with
  *   `{errorMessage}` before the route runs, so nothing is created; with `latencyMs` the answer

@@ -42,7 +42,7 @@ const waiting = (p: ShopperPage) =>
   p.row.status === "PENDING" &&
   (p.details.apmResponseData.actionType === "REDIRECT" || p.details.apmResponseData.actionType === "QR");
 
-/** The hosted payment page and the QR page, and their answers (CONTRACT §3 "Hosted payment page", "APM flows"); no auth. */
+/** The hosted payment page and the QR page, and their answers (docs/apm.md#the-hosted-payment-page); no auth. */
 export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPages: HostedPageService }) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;

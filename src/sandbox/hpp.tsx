@@ -1,5 +1,5 @@
 /**
- * The pages a shopper answers for an APM transaction (CONTRACT §3 "Hosted payment page", "APM
+ * The pages a shopper answers for an APM transaction (docs/apm.md#the-hosted-payment-page, "APM
  * flows"): the hosted payment page asks for exactly the apmPayload fields the method still lacks
  * (input `name` = the field name, a label a person understands); the QR page shows the QR code and
  * its deep link. Both hold one `<form method="post">` with the two `outcome` buttons of the 3DS

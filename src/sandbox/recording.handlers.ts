@@ -1,5 +1,5 @@
 /**
- * `GET /_sandbox/recording` (CONTRACT §10): the sandbox's session since its last reset as a steps
+ * `GET /_sandbox/recording` (docs/recording.md): the sandbox's session since its last reset as a steps
  * file, YAML (with comments: where the session came from, a step that cannot replay as is) or JSON.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";

@@ -40,7 +40,7 @@ export const ResetRequestSchema = z
     startTime: isoInstant("ISO 8601 instant the clock restarts at (default: the start time)").optional(),
   })
   .openapi("ResetRequest");
-/** A scenario as loaded (CONTRACT §4): card numbers masked, merchants without their secret. */
+/** A scenario as loaded (docs/control-plane.md): card numbers masked, merchants without their secret. */
 export const ScenarioSummarySchema = z
   .object({
     name: z.string(),
@@ -100,7 +100,7 @@ export const loadScenarioRoute = createRoute({
   path: "/_sandbox/scenarios",
   tags,
   security,
-  summary: "Load a scenario document (CONTRACT §6) now: JSON, or YAML with Content-Type application/yaml",
+  summary: "Load a scenario document (docs/scenarios.md) now: JSON, or YAML with Content-Type application/yaml",
   request: {
     body: {
       required: false,

@@ -8,14 +8,14 @@ import { NO_STORE, pageFormHook } from "./page-errors.js";
 import { renderChallenge, renderMessage } from "./three-ds.js";
 import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
 
-/** `url` with `transactionId=<id>` in its query (CONTRACT §3: the 303 after the challenge). */
+/** `url` with `transactionId=<id>` in its query (docs/cards.md#3ds-challenge: the 303 after the challenge). */
 export function withTransactionId(url: string, id: string): string {
   const u = new URL(url);
   u.searchParams.set("transactionId", id);
   return u.toString();
 }
 
-/** The 3DS challenge page and its answer (CONTRACT §3 "3DS challenge page"); no auth. */
+/** The 3DS challenge page and its answer (docs/cards.md#3ds-challenge); no auth. */
 export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;

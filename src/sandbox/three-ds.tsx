@@ -1,5 +1,5 @@
 /**
- * The 3DS challenge page a shopper's browser opens (CONTRACT §3 "3DS challenge page"): one
+ * The 3DS challenge page a shopper's browser opens (docs/cards.md#3ds-challenge): one
  * `<form method="post">` with two submit buttons, `name="outcome"` `success` / `failure`. In
  * iframe mode the form targets `_top`, so the merchant's redirect replaces the whole window.
  */

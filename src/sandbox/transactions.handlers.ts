@@ -3,7 +3,7 @@ import type { AppEnv } from "../http/env.js";
 import type { TransactionLifecycle } from "../modules/transactions/lifecycle.js";
 import { completeTransactionRoute } from "./transactions.routes.js";
 
-/** `POST /_sandbox/transactions/{id}/complete` (CONTRACT §4). */
+/** `POST /_sandbox/transactions/{id}/complete` (docs/control-plane.md). */
 export function registerTransactionsControl(app: OpenAPIHono<AppEnv>, ctx: { transactions: TransactionLifecycle }) {
   app.openapi(completeTransactionRoute, (c) => {
     const { id } = c.req.valid("param");

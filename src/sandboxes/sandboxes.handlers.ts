@@ -3,7 +3,7 @@ import type { AppEnv } from "../http/env.js";
 import type { SandboxRegistry } from "./registry.js";
 import { createSandboxRoute, deleteSandboxRoute, getSandboxRoute, listSandboxesRoute } from "./sandboxes.routes.js";
 
-/** The root's `/_sandbox/sandboxes` (CONTRACT §8). */
+/** The root's `/_sandbox/sandboxes` (docs/parallel-suites.md). */
 export function registerSandboxes(app: OpenAPIHono<AppEnv>, registry: SandboxRegistry) {
   app.openapi(createSandboxRoute, async (c) => c.json(await registry.create(c.req.valid("json") ?? {}), 201));
   app.openapi(listSandboxesRoute, (c) => c.json(registry.list(), 200));

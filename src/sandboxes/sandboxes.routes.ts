@@ -61,7 +61,7 @@ export const createSandboxRoute = createRoute({
   path: "/_sandbox/sandboxes",
   tags,
   security,
-  summary: "A new isolated sandbox under its own base URL, with its own clock (CONTRACT §8)",
+  summary: "A new isolated sandbox under its own base URL, with its own clock (docs/parallel-suites.md)",
   request: { body: { required: false, content: { "application/json": { schema: CreateSandboxSchema } } } },
   responses: {
     201: jsonResponse(CreatedSandboxSchema, "Created and open"),

@@ -1,12 +1,12 @@
 /**
- * The outcome engine (house style 11; CONTRACT §3 test cards, §6 cards and rules): the ONLY
+ * The outcome engine (outcomes are data: docs/cards.md#test-cards, docs/scenarios.md#rules): the ONLY
  * place that decides what a card does. Inputs are data — fixtures/test-cards.json and every
  * loaded scenario's `cards` and `rules` — never `if (number === ...)` in a service.
  *
  * A card is resolved once, at the edge, to an opaque profile key that is stored instead of
  * the number; `decide` maps a profile + flow + amount to an OutcomeSpec.
  *
- * Rules carry an `operation` (CONTRACT §3, §6): `payment` (the default: card payments, one-click
+ * Rules carry an `operation` (docs/scenarios.md): `payment` (the default: card payments, one-click
  * and subscription charges, APM pay-ins), `refund`, `payout`. A scenario card's column that is
  * not given follows its `payment` column.
  *
@@ -48,7 +48,7 @@ const columnsOfTestCard = (c: TestCard): CardColumns => ({
   payout: c.payout,
 });
 
-/** A column that is not given follows the `payment` column (CONTRACT §3). */
+/** A column that is not given follows the `payment` column (docs/scenarios.md). */
 const columnsOfScenarioCard = (c: ScenarioCard): CardColumns => ({
   payment: c.payment,
   recurring_first: c.recurring?.first ?? c.payment,
@@ -99,7 +99,7 @@ export class OutcomeEngine {
   /**
    * What happens to one attempt. Precedence: the last matching scenario rule with an outcome
    * (its amount, currency, card and operation all match) > the card's column for the flow >
-   * default SUCCEED. A SUCCEED with 3DS requested becomes CUSTOMER_VERIFICATION (CONTRACT §3);
+   * default SUCCEED. A SUCCEED with 3DS requested becomes CUSTOMER_VERIFICATION (docs/scenarios.md);
    * merchant-initiated flows (recurring_later, payout, refund) never ask for 3DS, so their 3DS
    * outcome becomes SUCCEED.
    */

@@ -1,5 +1,5 @@
 /**
- * The scenario file format (CONTRACT §6). `merchants`, `fxRates`, `cards`, `rules` are the
+ * The scenario file format (docs/scenarios.md). `merchants`, `fxRates`, `cards`, `rules` are the
  * stable core; `steps` and `startTime` are for `paysandbox run` (steps.schema.ts) and otherwise ignored; any other
  * top-level key is an error so that a typo never loads silently.
  */
@@ -27,7 +27,7 @@ export const outcomeSpecSchema = z
   })
   .strict();
 
-/** Bounds a scenario must keep (issue 13: loads stay cheap; docs/scenarios.md "Limits"). */
+/** Bounds a scenario must keep (loads stay cheap; docs/scenarios.md "Limits"). */
 export const SCENARIO_LIMITS = {
   /** Serialized size of one document. */
   bytes: 256 * 1024,
@@ -41,7 +41,7 @@ export const SCENARIO_LIMITS = {
   maxRate: 1_000_000_000,
 } as const;
 
-/** Webhook chaos rates per mode, each 0 (never) to 1 (every delivery) (CONTRACT §4). */
+/** Webhook chaos rates per mode, each 0 (never) to 1 (every delivery) (docs/webhooks.md#webhook-chaos). */
 export const webhookChaosSchema = z
   .object({
     duplicate: z.number().min(0).max(1).optional(),
@@ -76,12 +76,12 @@ export const scenarioCardSchema = z
   })
   .strict();
 
-/** Which requests a rule applies to (CONTRACT §3 Refunds and card payouts, §6). */
+/** Which requests a rule applies to (docs/refunds-payouts.md, docs/scenarios.md). */
 export const RULE_OPERATIONS = ["payment", "refund", "payout"] as const;
 export type RuleOperation = (typeof RULE_OPERATIONS)[number];
 
 /**
- * An outcome rule (CONTRACT §6) or an API fault (CONTRACT §4 Chaos and faults), matched by
+ * An outcome rule (docs/scenarios.md) or an API fault (docs/scenarios.md#api-faults), matched by
  * `amount` (and `currency`), `card` and `operation` (default payment); every matcher given must
  * match. It sets an outcome (`status`, ...) and/or a fault (`httpStatus`, `latencyMs`).
  */

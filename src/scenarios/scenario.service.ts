@@ -38,7 +38,7 @@ export class ScenarioService {
     }
     const parsed = scenarioSchema.safeParse(document);
     if (!parsed.success) throw badRequest(`Invalid scenario (${source}): ${describeIssues(parsed.error)}`);
-    // the steps are the runner's, never the sandbox's: a stored document holds none (CONTRACT §6),
+    // the steps are the runner's, never the sandbox's: a stored document holds none (docs/scenarios.md),
     // so no card number or CVV written in a step is ever at rest
     const { steps: _steps, ...scenario } = parsed.data;
     const loaded = this.all();
@@ -101,7 +101,7 @@ export class ScenarioService {
       .map((r) => ({ scenario: r.document as Scenario, loadedAt: r.loadedAt }));
   }
 
-  /** Runs inside the transaction of every load (the live events, CONTRACT §9). */
+  /** Runs inside the transaction of every load (the live events, docs/events.md). */
   onLoad(listener: (scenario: Scenario) => void): void {
     this.loadListeners.push(listener);
   }
@@ -117,7 +117,7 @@ export class ScenarioService {
   }
 }
 
-/** The message of a document nested deeper than MAX_DEPTH (CONTRACT §6: a bad file names the path and the problem). */
+/** The message of a document nested deeper than MAX_DEPTH (docs/scenarios.md: a bad file names the path and the problem). */
 const tooDeep = (source: string) =>
   badRequest(`Invalid scenario (${source}): (root): nested deeper than ${MAX_DEPTH} levels of sequences and mappings`);
 

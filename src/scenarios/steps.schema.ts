@@ -1,5 +1,5 @@
 /**
- * The `steps` of a scenario file (CONTRACT §6 "Steps and `paysandbox run`"): a scripted run that
+ * The `steps` of a scenario file (docs/run.md): a scripted run that
  * `paysandbox run` executes in order. A step is one object with exactly one action key (`request`,
  * `advance`, `threeDS`, `hpp`, `qr`, `webhook`) and the keys that action allows; one flat schema rather
  * than a union, so a mistake is reported at its own path (`steps[3].expect.status`), not as
@@ -21,7 +21,7 @@ export const STEP_ACTIONS = ["request", "advance", "threeDS", "hpp", "qr", "webh
 export type StepAction = (typeof STEP_ACTIONS)[number];
 
 /**
- * The shopper pages a step can answer (CONTRACT §3), by step key: the page's path segment
+ * The shopper pages a step can answer (docs/run.md), by step key: the page's path segment
  * (`/sandbox/{path}/{id}`), its name for a person, and what a recorded post of it is called.
  */
 export const PAGE_STEPS = {
@@ -177,4 +177,4 @@ export const stepsSchema = z
       if (step.save) saved.add(step.save);
     });
   })
-  .describe("a scripted run for `paysandbox run` (CONTRACT §6)");
+  .describe("a scripted run for `paysandbox run` (docs/run.md)");

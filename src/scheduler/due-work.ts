@@ -3,7 +3,7 @@
  * deliveries and retries, challenge timeouts, delayed completions. Each source is a DueWork;
  * `runUntil(t)` runs whatever is due up to `t` in time order, moving the clock to each
  * instant as it goes, so a jump over a year runs the same work, in the same order, as a year
- * of waiting would (CONTRACT §3 Time, §4 clock/advance).
+ * of waiting would (docs/control-plane.md#time-travel).
  */
 import { performance } from "node:perf_hooks";
 import type { BackgroundWrites } from "../db/client.js";
@@ -18,7 +18,7 @@ export interface DueWork {
    * Does what is due at `now`; returns counts to add to `ran`. `deadline` (a `performance.now()`
    * instant, the end of the runner's slice) bounds a source whose work divides (rows, charges): it
    * does at least one unit, stops once past the deadline and leaves the rest due (nextDueAt still
-   * says so), so no single run() holds the event loop much past the slice (issue 19). Without one,
+   * says so), so no single run() holds the event loop much past the slice (docs/performance.md). Without one,
    * only the source's own count limit applies (tests that call run() by hand).
    */
   run(now: number, deadline?: number): Promise<Record<string, number>> | Record<string, number>;
@@ -30,7 +30,7 @@ export interface DueWork {
   pending?(): Promise<void> | undefined;
   /**
    * Counts of work the source started by itself since the last call, outside run() (the webhook
-   * dispatcher claims what its recorded results made due in the same transaction: issue 19). A
+   * dispatcher claims what its recorded results made due in the same transaction). A
    * settling run adds them to `ran` after each wait on pending(); what was started before the run
    * began is not its work and is dropped.
    */
@@ -52,7 +52,7 @@ export interface RunOptions {
 }
 
 /**
- * Real ms of work after which a run yields to other I/O (issues 13, 19: health stays fast during a
+ * Real ms of work after which a run yields to other I/O (health stays fast during a
  * long advance). Each source's run() is bounded by the slice too (its `deadline`), so a request
  * waits at most about one slice for the event loop.
  */
@@ -162,7 +162,7 @@ export class DueWorkRunner {
           this.addTook(ran);
           // a running clock (time scale) moved while we waited: what became due meanwhile (the next
           // delivery of an orderKey whose head just settled) is due "by now" too, so a run that settles
-          // answers only after it was attempted (CONTRACT §4 clock/advance)
+          // answers only after it was attempted (docs/control-plane.md#time-travel)
           until = Math.max(until, this.clock.nowMs());
           continue;
         }

@@ -1,5 +1,5 @@
 /**
- * The recurring scheduler as a DueWork (interface §3.2, §8; CONTRACT §3 Time): it runs every 5
+ * The recurring scheduler as a DueWork (docs/lifecycles.md#subscriptions, docs/gateway.md#how-faithful, docs/control-plane.md#time-travel): it runs every 5
  * virtual minutes, so a charge due at 00:00 UTC of its nextChargeDate runs at the first 5-minute
  * boundary at or after that instant — and never before the next boundary after now, because
  * the ticks already behind the clock did not see it. It wakes only where something is due: a
@@ -10,13 +10,13 @@
 import type { Clock } from "../platform/clock.js";
 import type { DueWork } from "./due-work.js";
 
-/** The recurring scheduler runs every 5 virtual minutes (interface §8). */
+/** The recurring scheduler runs every 5 virtual minutes (docs/gateway.md#how-faithful). */
 export const SCHEDULER_TICK_MS = 5 * 60_000;
 
 /**
  * Subscriptions handled per database transaction and per run() at most (read a page at a time):
  * memory stays flat however many are due. A batch also ends at the runner's deadline (a few ms of
- * charges, issue 19), which is what bounds it in the server, so a long clock advance yields to
+ * charges), which is what bounds it in the server, so a long clock advance yields to
  * other requests between batches however slow a charge is.
  */
 export const SUBSCRIPTION_BATCH = 500;
@@ -58,7 +58,7 @@ export class SubscriptionScheduler implements DueWork {
   /**
    * Charges one batch of what is due at `now` (one transaction), ended early at `deadline`. The
    * runner asks again while more is due, so a long advance runs in slices that other requests get
-   * between (issues 13, 19): a subscription whose next slot is still due (a late run catching up)
+   * between (docs/performance.md): a subscription whose next slot is still due (a late run catching up)
    * comes back in a later batch, in date order.
    */
   run(now: number, deadline?: number): { charges: number } {

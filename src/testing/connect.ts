@@ -1,5 +1,5 @@
 /**
- * `connectSandbox(serverUrl, options?)` of `paysandbox/testing` (CONTRACT §8): a new sandbox on a
+ * `connectSandbox(serverUrl, options?)` of `paysandbox/testing` (docs/parallel-suites.md): a new sandbox on a
  * running server (`POST /_sandbox/sandboxes`), behind the same handle as `startSandbox()`, with a
  * webhook receiver in the test's process. Plain HTTP: it builds nothing of the app, so a suite can
  * point many test files, in parallel, at one server (a container, a shared CI service).

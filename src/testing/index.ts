@@ -1,5 +1,5 @@
 /**
- * `paysandbox/testing`: a sandbox per test file, in the test's own process (CONTRACT §1 "the same
+ * `paysandbox/testing`: a sandbox per test file, in the test's own process (docs/configuration.md "the same
  * server"): the real app on `:memory:`, listening on a free port of 127.0.0.1, with a real HTTP
  * receiver for its webhooks. Parallel test files each get their own, so one moving its clock never
  * disturbs another. An entry point like main.ts: it composes the app, nothing imports it.

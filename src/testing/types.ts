@@ -13,7 +13,7 @@ export interface StartSandboxOptions {
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 }
 
-/** Options of `connectSandbox(serverUrl, options)`: the body of `POST /_sandbox/sandboxes` (CONTRACT §8). */
+/** Options of `connectSandbox(serverUrl, options)`: the body of `POST /_sandbox/sandboxes` (docs/parallel-suites.md). */
 export interface ConnectSandboxOptions {
   /** A scenario to create it with: a file path (.yaml, .yml, .json; sent as its text) or the document itself. */
   scenario?: string | Record<string, unknown>;

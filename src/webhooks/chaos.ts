@@ -1,5 +1,5 @@
 /**
- * Webhook chaos (CONTRACT §4 "Chaos and faults"): opt-in misbehaviour that tests a merchant's
+ * Webhook chaos (docs/webhooks.md#webhook-chaos): opt-in misbehaviour that tests a merchant's
  * receiver. Per merchant in a scenario (`merchants[].webhookChaos`, each mode a rate 0..1) or per
  * replay (`{"chaos": mode}`). Each affected delivery is marked `chaos: <mode>` in the journal.
  *

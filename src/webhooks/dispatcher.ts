@@ -1,10 +1,10 @@
 /**
- * The webhook dispatcher (CONTRACT §3 Webhooks): a DueWork that POSTs the due rows of the outbox
+ * The webhook dispatcher (docs/webhooks.md): a DueWork that POSTs the due rows of the outbox
  * (through undici in the sender thread, sender.ts: the decisions and writes stay here), retries on the live gateway's schedule, keeps one orderKey's deliveries in order,
  * and survives a crash without losing a delivery or repeating an attempt number. The journal and
  * replay are journal.ts.
  *
- * One receiver cannot hold up another (issue 13): `run()` starts requests and returns without
+ * One receiver cannot hold up another (docs/webhooks.md#one-receiver-cannot-hold-up-another): `run()` starts requests and returns without
  * waiting for them; each result is recorded as it arrives (the results of one I/O turn in one
  * transaction) and pokes the runner, so newly due work is picked up while earlier requests are in
  * flight. Each destination (scheme://userinfo@host:port) has at most `concurrency` requests (and
@@ -30,7 +30,7 @@ import { type DeliveryStatus, type DueRow, WebhooksRepo } from "./webhooks.repo.
 let owners = 0;
 let jobs = 0;
 
-/** Minutes between a failed attempt n (1-based) and attempt n+1 (CONTRACT §3: 2, 4, 8, 16, 32). */
+/** Minutes between a failed attempt n (1-based) and attempt n+1 (docs/webhooks.md: 2, 4, 8, 16, 32). */
 export const RETRY_DELAYS_MIN = [2, 4, 8, 16, 32] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MIN.length + 1;
 export const INTERRUPTED_ERROR = "interrupted: sandbox stopped during the attempt";
@@ -51,7 +51,7 @@ const CLAIM_CHUNK = 100;
 const ON_PATH_MS = 4;
 
 export interface DispatcherOptions {
-  /** A delivery succeeds on a 2xx within this many real ms (CONTRACT: 10 s; tests shorten it). */
+  /** A delivery succeeds on a 2xx within this many real ms (docs/webhooks.md#retries: 10 s; tests shorten it). */
   timeoutMs?: number;
   /** Requests (and sockets) in flight at once to one destination (different orderKeys only). */
   concurrency?: number;
@@ -70,7 +70,7 @@ interface Outcome {
   durationMs: number;
 }
 
-/** One attempt's result, as recorded (the live events, CONTRACT §9); `url` with its userinfo masked. */
+/** One attempt's result, as recorded (the live events, docs/events.md); `url` with its userinfo masked. */
 export interface AttemptRecord {
   seq: number;
   deliveryId: string;
@@ -99,7 +99,7 @@ interface ParkedRow {
  * One destination's parked rows, oldest due first: a FIFO whose take is O(1). It was an array
  * taken from with shift(), which copies the whole rest of a large array every time: with 200,000
  * callbacks parked behind one receiver, claims spent 11 s of a 45 s advance in shift(), up to
- * ~64 ms a claim at 1,000,000 (issue 19). Taken slots are dropped once they are half the array.
+ * ~64 ms a claim at 1,000,000 (docs/performance.md). Taken slots are dropped once they are half the array.
  */
 class ParkedQueue {
   private items: Array<ParkedRow | undefined> = [];
@@ -271,10 +271,10 @@ export class WebhookDispatcher implements DueWork {
   /**
    * Where a delivery the outbox is about to write, due now, goes (one look at its destination):
    * - "take": written already in flight (attempt 1 now) and sent right after the open group commit,
-   *   with no due-index entry, no claim query and no claim UPDATE (issue 12). Only inside a batch,
+   *   with no due-index entry, no claim query and no claim UPDATE (docs/performance.md). Only inside a batch,
    *   when its destination has room and no parked rows waiting before it;
    * - "park": its destination is known and full, so a claim would only park it: written parked and
-   *   queued (issue 19: during a long advance nearly every callback; no due-index entry, claim read
+   *   queued (during a long advance nearly every callback; no due-index entry, claim read
    *   or park UPDATE);
    * - undefined: written due, for a claim to find (or this dispatcher is stopped).
    */
@@ -472,7 +472,7 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /**
-   * Startup (CONTRACT §3: durable deliveries): attempts a crash left in flight are recorded as
+   * Startup (docs/webhooks.md: durable deliveries): attempts a crash left in flight are recorded as
    * interrupted and rescheduled like failed ones, so none is lost and no attempt number repeats;
    * a pending head that lost its due time (a parked row, say) gets one. Returns the number of
    * interrupted attempts.
@@ -636,7 +636,7 @@ export class WebhookDispatcher implements DueWork {
   /**
    * Results that arrived in one I/O turn are recorded in one transaction (throughput), for up to
    * ON_PATH_MS of real time: what is left waits for the next turn, so a thousand results that
-   * arrive at once do not hold the requests behind them (issue 19).
+   * arrive at once do not hold the requests behind them (docs/performance.md).
    */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
@@ -686,7 +686,7 @@ export class WebhookDispatcher implements DueWork {
         released = true;
         // what these results made due now (the next delivery of an orderKey, a parked row that has
         // room) is claimed in the same transaction: one COMMIT for the results and the next
-        // requests, and no run of the runner in between (issue 19). A retry is minutes away: the
+        // requests, and no run of the runner in between (docs/performance.md). A retry is minutes away: the
         // runner's tick finds it.
         if (!this.stopped && (promoted || this.ready.size > 0)) {
           const at = this.clock.nowMs();

@@ -1,5 +1,5 @@
 /**
- * The delivery journal and replay (CONTRACT §4 `GET /_sandbox/webhooks`, `POST .../{id}/replay`):
+ * The delivery journal and replay (docs/control-plane.md `GET /_sandbox/webhooks`, `POST .../{id}/replay`):
  * reads what the outbox and the dispatcher wrote, and queues a replay as a new delivery. Sending is
  * the dispatcher's job (dispatcher.ts); this module never touches the network.
  */
@@ -18,7 +18,7 @@ import {
   WebhooksRepo,
 } from "./webhooks.repo.js";
 
-/** One entry of `GET /_sandbox/webhooks` (CONTRACT §4). */
+/** One entry of `GET /_sandbox/webhooks` (docs/control-plane.md). */
 export interface JournalEntry {
   id: string;
   kind: string;
@@ -38,7 +38,7 @@ export interface JournalEntry {
 
 /**
  * A URL with its userinfo (`user:password@`) replaced by `***@`, for the journal and logs: the
- * receiver still gets the real one (issue 13: credentials in a callbackUrl are not shown back).
+ * receiver still gets the real one (credentials in a callbackUrl are not shown back).
  */
 export function maskUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
@@ -56,7 +56,7 @@ export class WebhookJournal {
     this.repo = new WebhooksRepo(db);
   }
 
-  /** `GET /_sandbox/webhooks` (CONTRACT §4): newest first. */
+  /** `GET /_sandbox/webhooks` (docs/control-plane.md): newest first. */
   list(filter: JournalFilter): JournalEntry[] {
     const rows = this.repo.list(filter);
     const attempts = new Map<string, JournalEntry["attempts"]>();
@@ -77,7 +77,7 @@ export class WebhookJournal {
   }
 
   /**
-   * `POST /_sandbox/webhooks/{id}/replay` (CONTRACT §4): the same url, body and signature as a new
+   * `POST /_sandbox/webhooks/{id}/replay` (docs/control-plane.md): the same url, body and signature as a new
    * delivery, due now, under its own orderKey so nothing queued ahead of the original blocks it.
    */
   replay(id: string, chaos?: { chaos?: ChaosMode | undefined; delay?: string | undefined }): JournalEntry {
@@ -103,7 +103,7 @@ export class WebhookJournal {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    // chaos on replay (CONTRACT §4): the replay is a fresh delivery, so the original's chaos is not carried over
+    // chaos on replay (docs/webhooks.md#webhook-chaos): the replay is a fresh delivery, so the original's chaos is not carried over
     const sig = row.headers["X-Checksum"];
     if (sig !== undefined && original.chaos === "badSignature") row.headers["X-Checksum"] = badChecksum(sig); // inverted twice: right again
     inTransaction(this.db, () =>

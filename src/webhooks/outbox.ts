@@ -1,5 +1,5 @@
 /**
- * The write side of the transactional outbox (house style 6). Services call `enqueue` inside
+ * The write side of the transactional outbox (a state change and its webhook commit in one transaction). Services call `enqueue` inside
  * the same synchronous database transaction as the status change it reports; the dispatcher,
  * woken after the commit, only reads what was committed.
  */
@@ -37,13 +37,13 @@ export interface EnqueueInput {
   orderKey?: string;
   /**
    * The orderKey's first delivery: its resource was created in this same transaction, so no
-   * earlier delivery can be pending and the check is skipped (issue 12: one index probe per create).
+   * earlier delivery can be pending and the check is skipped (one index probe per create).
    */
   first?: boolean;
   /**
    * Whether an earlier delivery of the orderKey is pending, when the caller already asked
    * (`pendingOrderKeys`, in this same transaction, before any other enqueue of that key): the
-   * outbox then skips its own probe (issue 19: the billing run asks once per batch).
+   * outbox then skips its own probe (the billing run asks once per batch).
    */
   pending?: boolean;
   /** The transactionStatus the body reports (journal filter and display). */
@@ -53,10 +53,10 @@ export interface EnqueueInput {
 
 /**
  * `callbackUrl` with paymentMethod (and apmType) added to its query, keeping what it had
- * (interface §6.1). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
+ * (docs/webhooks.md). Not an http(s) URL → 400 `Invalid field: callbackUrl`, never a 500.
  */
 export function callbackTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
-  // a merchant sends the same few callbackUrls over and over: parse each once (issue 12)
+  // a merchant sends the same few callbackUrls over and over: parse each once (docs/performance.md)
   const key = `${paymentMethod}\n${apmType ?? ""}\n${callbackUrl}`;
   const known = targets.get(key);
   if (known !== undefined) return known;
@@ -87,8 +87,8 @@ export class Outbox {
   /**
    * Every enqueue tells the dispatcher, so no caller can forget to: a delivery that is due at once
    * and whose destination has room (in the server's group-commit batches) is written already in
-   * flight and handed over (`take`: no claim, issue 12); one due at once whose destination is full
-   * is written parked and queued (`park`, issue 19); any other is written and `wake` runs (a
+   * flight and handed over (`take`: no claim); one due at once whose destination is full
+   * is written parked and queued (`park`); any other is written and `wake` runs (a
    * claim at the group commit, or a run of the due work after the enqueuing transaction has
    * committed). A rolled-back enqueue only costs an empty run (or a queued row found gone).
    */
@@ -149,7 +149,7 @@ export class Outbox {
     }
     if (place === "park") {
       // its destination is full: written already parked (no due time) and queued behind the others,
-      // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (issue 19)
+      // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (docs/performance.md)
       const seq = this.repo.insert({ ...row, nextAttemptAt: null });
       this.dispatch?.park(seq, id, url, now);
       return id;
@@ -159,7 +159,7 @@ export class Outbox {
       this.repo.insert(row);
       return id;
     }
-    // opt-in webhook chaos (CONTRACT §4): only merchants whose scenario asks for it pay for this
+    // opt-in webhook chaos (docs/webhooks.md#webhook-chaos): only merchants whose scenario asks for it pay for this
     let mode = decideChaos(rates, id);
     // the delivery that overtakes a held one goes now (else two held ones would just keep their order)
     const overtakes = input.transactionId ? this.repo.hasHeld(input.transactionId) : false;

@@ -1,5 +1,5 @@
 /**
- * The HTTP side of webhook delivery in a worker thread (issue 12): the dispatcher keeps every
+ * The HTTP side of webhook delivery in a worker thread (docs/performance.md): the dispatcher keeps every
  * decision and every database write on the main thread (what is due, attempt numbers, timeouts,
  * results) and hands this thread only "POST this body to this URL, tell me the status". Socket
  * writes, response parsing and undici's bookkeeping, about a fifth of a card payment's CPU, then
@@ -45,7 +45,7 @@ export interface SendResult {
 /**
  * Jobs cross to the thread, and results back, as flat arrays of strings and numbers (JOB_FIELDS
  * values per job, RESULT_FIELDS per result): cloning them costs a fraction of cloning an object,
- * with its headers object, per job (issue 19).
+ * with its headers object, per job (docs/performance.md).
  */
 const JOB_FIELDS = 6;
 const RESULT_FIELDS = 4;

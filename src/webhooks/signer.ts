@@ -1,5 +1,5 @@
 /**
- * X-Checksum = Base64(HMAC-SHA256(key = merchantSecret, message)) (CONTRACT §3 Webhooks).
+ * X-Checksum = Base64(HMAC-SHA256(key = merchantSecret, message)) (docs/webhooks.md).
  * One table for every callback kind: a new kind adds a row here, not a code path.
  */
 import { hmacBase64 } from "../platform/crypto.js";

@@ -14,7 +14,7 @@ export type NewDeliveryInput = Omit<
   Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos">>;
 /**
  * What sending and recording an attempt need of a delivery; `headers` as stored (JSON text): it goes
- * to the sender thread as it is, and is parsed there (issue 19: no parse and clone of an object).
+ * to the sender thread as it is, and is parsed there (no parse and clone of an object).
  */
 export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & { headers: string };
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -129,7 +129,7 @@ export class WebhooksRepo {
     return this.pendingOfKey.get({ orderKey }) !== undefined;
   }
 
-  /** Which of `orderKeys` have a pending delivery: one statement for a batch (issue 19), as hasPending each. */
+  /** Which of `orderKeys` have a pending delivery: one statement for a batch (docs/performance.md), as hasPending each. */
   pendingOrderKeys(orderKeys: readonly string[]): Set<string> {
     return new Set(this.pendingOfKeys.all(JSON.stringify(orderKeys)) as string[]);
   }

@@ -69,7 +69,7 @@ export const webhookDeliveryRoute = createRoute({
 
 export const ReplayRequestSchema = z
   .strictObject({
-    chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "CONTRACT §4 webhook chaos for this replay" }),
+    chaos: z.enum(CHAOS_MODES).optional().openapi({ description: "Webhook chaos for this replay (docs/webhooks.md)" }),
     delay: isoDuration("With chaos delay: how much virtual time later (default PT5M)", "PT10M").optional(),
   })
   .openapi("WebhookReplayRequest");

@@ -1,5 +1,5 @@
 /**
- * No card number or CVV at rest, on any path (issue 20 item 4; CONTRACT §6 "a stored scenario
+ * No card number or CVV at rest, on any path (docs/cards.md#card-data; docs/scenarios.md "a stored scenario
  * document holds no steps"; docs/cards.md "Card data"). The real server on a file database with
  * LOG_LEVEL=trace is driven through every feature once, each with a card number of its own
  * (Luhn-valid, several schemes and lengths, a 19-digit one among them) and a CVV of its own:
@@ -185,7 +185,7 @@ async function login(base: string): Promise<string> {
   return res.body.token as string;
 }
 
-/** A §4.3 card payment with `s`'s number and CVV; its orderId must be found at rest. */
+/** A card payment with `s`'s number and CVV; its orderId must be found at rest. */
 function payment(s: Secret, over: Record<string, unknown> = {}, where = expectedInRoot) {
   const orderId = `${RUN}-order-${reqN + 1}-${s.use.replace(/\W+/g, "-")}`;
   where.push(orderId);

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 4/7: the kill -9 drill against the real server. Payments under load, a few
+ * The kill -9 drill against the real server. Payments under load, a few
  * SIGKILLs, a restart on the same database each time; then every acknowledged payment is there,
  * every webhook is delivered, no attempt number reached the receiver twice, and the clock never
  * restarted behind what was written.

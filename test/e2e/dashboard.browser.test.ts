@@ -1,5 +1,5 @@
 /**
- * The dashboard (CONTRACT §7) in headless Chromium against the real server started the README way:
+ * The dashboard (docs/dashboard.md) in headless Chromium against the real server started the README way:
  * navigation by keyboard, filters, a transaction's timeline and deliveries, replay, complete, the
  * clock's advance buttons, the admin-token login, and the link to /guide. Screenshots go to
  * test-results/ (gitignored) and their paths are printed; the list and a transaction's page are also

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §5: /docs renders without internet. The real server (built dist/, as installed) is
+ * docs/api.md: /docs renders without internet. The real server (built dist/, as installed) is
  * opened in headless Chromium with every request outside the sandbox aborted; the API reference
  * still shows the operations of /openapi.json.
  */

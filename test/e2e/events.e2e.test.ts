@@ -1,5 +1,5 @@
 /**
- * Issue 21 (CONTRACT §9) against the real server: the live event stream resumes after a dropped
+ * Live events (docs/events.md) against the real server: the live event stream resumes after a dropped
  * connection and after a kill -9 with no event missing and none doubled, ids in order; ten
  * listeners while payments run each see every event; listeners that stop reading do not grow the
  * server's memory with what they have not read; each sandbox's stream has its own events only.
@@ -184,7 +184,7 @@ describe("the live event stream, on the real server", () => {
     // ~120 MB for the twenty; held back (each listener reads a batch once its client took the last
     // one), they take nothing. The margin is a third of that: RSS between two phases of the same
     // load moves by 10-25 MB on a loaded 2-core machine (V8's heap and SQLite's cache settle when
-    // they do), which a 10 MB margin took for a leak about one run in three, before and after issue 22.
+    // they do), which a 10 MB margin took for a leak about one run in three, before and after recording was added.
     expect(growthPaused, `RSS growth ${growthPaused} KiB with 20 paused listeners, ${growthAlone} KiB without`).toBeLessThan(
       Math.max(growthAlone, 0) + 40 * 1024,
     );

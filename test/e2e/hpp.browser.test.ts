@@ -1,5 +1,5 @@
 /**
- * The hosted payment page and the QR page in headless Chromium against the real server (CONTRACT §3
+ * The hosted payment page and the QR page in headless Chromium against the real server (docs/apm.md#the-hosted-payment-page
  * "Hosted payment page", "APM flows"): missing fields → the form again with a message (HTTP 400);
  * filled in → 303 to the merchant's page, then PROCESSING and SUCCEED callbacks; the QR page works
  * inside the merchant's iframe and breaks out to the top window.

@@ -1,5 +1,5 @@
 /**
- * `paysandbox listen` (CONTRACT §9), the built command against the real server: `--forward-to`
+ * `paysandbox listen` (docs/events.md), the built command against the real server: `--forward-to`
  * re-posts each webhook delivery with its exact body and headers, so the signature verifies with
  * the merchant's secret (docs/webhooks.md); it reconnects by itself across a restart of the
  * server and resumes where it was (every event once, in order); `--count` ends it.

@@ -1,5 +1,5 @@
 /**
- * The dashboard follows the live events (CONTRACT §7, §9) in headless Chromium against the real
+ * The dashboard follows the live events (docs/dashboard.md, docs/events.md) in headless Chromium against the real
  * server: a new transaction appears on the open list without a reload, a transaction's timeline and
  * the clock move by themselves, the same under a sandbox's base URL, nothing breaks the page's
  * Content-Security-Policy, and with script off every page still works (a reload shows the news).

@@ -1,5 +1,5 @@
 /**
- * The docs' `file=NAME` blocks work as written (CONTRACT §8, issue 23; which pages have them:
+ * The docs' `file=NAME` blocks work as written (docs/parallel-suites.md; which pages have them:
  * FILE_BLOCK_OWNERS in test/helpers/docs.ts):
  * - docs/parallel-suites.md: every fixture (```python file=conftest.py, ```java file=CheckoutTest.java,
  *   ```go file=checkout_test.go, ```ts file=checkout.test.ts) is written, unchanged, to a temp folder

@@ -1,5 +1,5 @@
 /**
- * Recording a session as a steps file (CONTRACT §10; issue 22), end to end: a person's session in a
+ * Recording a session as a steps file (docs/recording.md), end to end: a person's session in a
  * sandbox of a real server (every kind: card with and without 3DS, a scenario card, one-click, a
  * subscription with an advance, a refund, a card payout, APM with the hosted page, a QR pay-in, a
  * wallet pay-in, the report), across a restart of the server; `paysandbox record` writes it, and the
@@ -63,7 +63,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-describe("a session recorded and replayed (CONTRACT §10)", () => {
+describe("a session recorded and replayed (docs/recording.md)", () => {
   const hook = () => `${receiver.url}/hooks`;
   let file = "";
 

@@ -1,5 +1,5 @@
 /**
- * A refund is durable across a crash of the real server (CONTRACT §3): killed (SIGKILL) between
+ * A refund is durable across a crash of the real server (docs/refunds-payouts.md): killed (SIGKILL) between
  * its PENDING answer and its SUCCEED a virtual minute later, the restarted server settles it, makes
  * the original REFUNDED, and sends every callback once.
  */
@@ -60,7 +60,7 @@ describe("a refund across a kill -9 of the real server", () => {
     expect((await call("GET", `${server.url}/v1/refunds/card/status/${refundId}`, undefined, token)).body.transactionStatus).toBe(
       "PENDING",
     );
-    // PT2M: after a kill -9 the persisted clock may restart up to a second behind (issue 13 fixes that)
+    // PT2M: after a kill -9 the persisted clock may restart up to a second behind (the persisted clock is saved again at start to fix that)
     const adv = await call("POST", `${server.url}/_sandbox/clock/advance`, { by: "PT2M" });
     expect(adv.status).toBe(200);
     expect((await call("GET", `${server.url}/v1/refunds/card/info/${refundId}`, undefined, token)).body).toMatchObject({

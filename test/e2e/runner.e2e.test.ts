@@ -1,7 +1,7 @@
 /**
  * The built `paysandbox` command (bin/paysandbox.js over dist/, as `npx paysandbox` runs it):
  * --help and --version, usage errors, `run` on the scenario library, `run --target` against a
- * real started server, and `schema` (CONTRACT §6 "Steps and `paysandbox run`").
+ * real started server, and `schema` (docs/run.md).
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,5 +1,5 @@
 /**
- * `paysandbox run --target` with sandboxes side by side (CONTRACT §6, §8), the built command
+ * `paysandbox run --target` with sandboxes side by side (docs/run.md, docs/parallel-suites.md), the built command
  * against a real started server: each file in a new sandbox of its own (its merchants, its clock,
  * its webhooks), files in parallel, the sandbox deleted after (or kept with `--keep`), the steps
  * never sent to the target nor at rest in its database files, and a server without the sandboxes
@@ -219,7 +219,7 @@ describe("paysandbox run --target: a server without sandboxes", () => {
   let url: string;
   const seen: Array<{ method: string; path: string; body: string }> = [];
   beforeAll(async () => {
-    // a paysandbox from before CONTRACT §8: no POST /_sandbox/sandboxes
+    // a paysandbox from before docs/parallel-suites.md: no POST /_sandbox/sandboxes
     old = createServer((req, res) => {
       let body = "";
       req.on("data", (c: Buffer) => {
@@ -240,7 +240,7 @@ describe("paysandbox run --target: a server without sandboxes", () => {
     const r = await runCli(["run", "--target", url, file], {}, 30_000);
     expect(r.code).toBe(1);
     expect(r.output).toContain(
-      `${file}: could not run: ${url} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (CONTRACT §8); upgrade it, or run without --target`,
+      `${file}: could not run: ${url} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (docs/parallel-suites.md); upgrade it, or run without --target`,
     );
     expect(r.output.trimEnd().split("\n").at(-1)).toBe("0 passed, 0 failed");
     expect(seen.map((s) => `${s.method} ${s.path}`)).toEqual(["POST /_sandbox/sandboxes"]);

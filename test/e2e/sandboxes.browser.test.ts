@@ -1,5 +1,5 @@
 /**
- * CONTRACT §8 in headless Chromium: a sandbox's 3DS page (under its base URL) is clicked through to
+ * docs/parallel-suites.md in headless Chromium: a sandbox's 3DS page (under its base URL) is clicked through to
  * the shop, its webhook arrives, and its dashboard's links stay inside the sandbox.
  */
 import type { Server } from "node:http";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §8 against the real server on a file database: sandboxes (their data and their clocks)
+ * docs/parallel-suites.md against the real server on a file database: sandboxes (their data and their clocks)
  * survive a restart, and a kill -9 while several sandboxes take payments loses nothing acknowledged
  * in any of them, webhooks included.
  */

@@ -1,5 +1,5 @@
 /**
- * What a start loads (issue 19 item 1): the built server answers health without loading the
+ * What a start loads (docs/performance.md): the built server answers health without loading the
  * packages it needs only later (yaml, undici, qrcode, pngjs, pino-pretty, exceljs), and it runs
  * from the V8 code cache that its first run of a build writes (scripts/dist-main.mjs).
  * A preload lists what the process required when it exits; the bundle requires through Node's

@@ -1,5 +1,5 @@
 /**
- * Start-up honesty (CONTRACT §1, §4): a reused database keeps its clock, and a --start-time that
+ * Start-up honesty (docs/configuration.md, docs/control-plane.md): a reused database keeps its clock, and a --start-time that
  * asks for another is reported on start, naming both times and how to reset to it.
  */
 import { describe, expect, it } from "vitest";

@@ -1,6 +1,6 @@
 /**
  * `connectSandbox()` of `paysandbox/testing` used as a user's suite would (imported by the package
- * name, the built dist/testing.js and its .d.ts) against a real started server (CONTRACT §8): two
+ * name, the built dist/testing.js and its .d.ts) against a real started server (docs/parallel-suites.md): two
  * handles side by side, each with its own merchant, clock and webhook receiver; `close()` deletes.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";

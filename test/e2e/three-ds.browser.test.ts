@@ -1,5 +1,5 @@
 /**
- * The 3DS challenge page in headless Chromium against the real server (CONTRACT §3): a shopper
+ * The 3DS challenge page in headless Chromium against the real server (docs/cards.md#3ds-challenge): a shopper
  * clicks a button, lands on the merchant's page with transactionId, and the webhook says so.
  */
 import type { Server } from "node:http";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 Webhooks, durability, against the real server: deliveries made by a card payment to a
+ * docs/webhooks.md, durability, against the real server: deliveries made by a card payment to a
  * failing receiver and to one that never answers, a SIGTERM with an attempt in flight, a restart on
  * the same database — and every delivery arrives exactly once per attempt number.
  */

@@ -1,6 +1,6 @@
 /**
  * An app on `:memory:` with a ManualClock, the built-in merchant seeded, and a supertest agent
- * (house style 12). `const s = makeSandbox(); const token = await s.token();`
+ * (tests sit by intent: happy, error, security). `const s = makeSandbox(); const token = await s.token();`
  */
 import { getRequestListener } from "@hono/node-server";
 import supertest from "supertest";

@@ -1,5 +1,5 @@
 /**
- * Screenshots of the real pages for the docs (issue 23 item 3): the browser suites take them as they
+ * Screenshots of the real pages for the docs: the browser suites take them as they
  * drive the dashboard, the 3DS page and the hosted pages. Every run takes the picture and checks it
  * is a PNG of the docs' size that shows something (not one colour); it is written into docs/images/
  * only when asked (`UPDATE_SCREENSHOTS=1`, i.e. `npm run docs:screenshots`) or when the file is

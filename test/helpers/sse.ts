@@ -1,5 +1,5 @@
 /**
- * A test's listener on `GET /_sandbox/events` (CONTRACT §9): opens the stream through any fetch (an
+ * A test's listener on `GET /_sandbox/events` (docs/events.md): opens the stream through any fetch (an
  * app's own `app.fetch`, or the real server's), parses it with the CLI's parser and collects the
  * events; `waitFor(n)` resolves once n have arrived (no sleeping), `close()` drops the connection.
  */

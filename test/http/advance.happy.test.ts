@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 2: a clock advance runs its due work in slices, lets other requests in between,
+ * A clock advance runs its due work in slices, lets other requests in between,
  * and stops where it is when its client goes away (what ran stays done; the clock is not past it).
  */
 import { createServer, request, type Server } from "node:http";

@@ -30,7 +30,7 @@ async function refused(
   expect(rows()).toBe(before);
 }
 
-describe("APM request checksum (CONTRACT §3)", () => {
+describe("APM request checksum (docs/apm.md)", () => {
   it("missing → Missing required field: checksum", async () => {
     const { checksum: _, ...body } = apmBody("SMART_E_WALLET");
     await refused(body, "Missing required field: checksum");
@@ -61,7 +61,7 @@ describe("APM request checksum (CONTRACT §3)", () => {
   });
 });
 
-describe("APM pay-in validation (CONTRACT §3 APM methods)", () => {
+describe("APM pay-in validation (docs/apm.md)", () => {
   it.each([
     ["another merchant's accountId", { accountId: "9999" }, "Invalid field: accountId"],
     [
@@ -111,7 +111,7 @@ describe("APM pay-in validation (CONTRACT §3 APM methods)", () => {
   });
 });
 
-describe("the method is judged before its fields (CONTRACT §3 APM methods)", () => {
+describe("the method is judged before its fields (docs/apm.md)", () => {
   const PAYOUT = { paymentMethod: "SMART_BANK_TRANSFER_PAYOUT", paymentType: "BANK_TRANSFER" };
   const wallet = (body: Body) => {
     const {
@@ -172,7 +172,7 @@ describe("the method is judged before its fields (CONTRACT §3 APM methods)", ()
   });
 });
 
-describe("APM payout validation (interface §4.12)", () => {
+describe("APM payout validation (docs/apm.md#payouts)", () => {
   it("no Referer → Missing required field: Referer", async () => {
     await refused(payoutBody(), "Missing required field: Referer", "/api/v1/payouts/apm", null);
   });

@@ -29,7 +29,7 @@ async function hooks() {
 }
 const advance = (by: string) => s.http.post("/_sandbox/clock/advance").send({ by }).expect(200);
 
-describe("POST /payments/apm: methods with every field (CONTRACT §3 APM methods)", () => {
+describe("POST /payments/apm: methods with every field (docs/apm.md)", () => {
   it("a bank transfer answers PROCESSING, actionType NONE, then SUCCEED a virtual minute later, a signed APM callback each", async () => {
     const res = await pay(apmBody("SMART_BANK_TRANSFER", { callbackUrl: cb() }));
     expect(res.status).toBe(200);
@@ -165,7 +165,7 @@ describe("POST /payments/apm: methods with every field (CONTRACT §3 APM methods
   });
 });
 
-describe("scenario rules apply to APM pay-ins as to any pay-in (CONTRACT §3, §6)", () => {
+describe("scenario rules apply to APM pay-ins as to any pay-in (docs/apm.md, docs/scenarios.md)", () => {
   it("an amount rule declines a wallet and a bank transfer at once, with the FAILED callback; another delays", async () => {
     await s.http
       .post("/_sandbox/scenarios")
@@ -200,7 +200,7 @@ describe("scenario rules apply to APM pay-ins as to any pay-in (CONTRACT §3, §
   });
 });
 
-describe("POST /payments/apm: data collection (interface §4.11 rules 1–2)", () => {
+describe("POST /payments/apm: data collection (docs/apm.md)", () => {
   it("missing fields → PENDING, actionType REDIRECT to the HPP", async () => {
     const res = await pay(apmBody("SMART_BANK_TRANSFER", {}, { bankName: "Sandbox Bank" }));
     expect(res.body).toMatchObject({
@@ -222,7 +222,7 @@ describe("POST /payments/apm: data collection (interface §4.11 rules 1–2)", (
   });
 });
 
-describe("payouts (interface §4.12)", () => {
+describe("payouts (docs/apm.md#payouts)", () => {
   it("PENDING then SUCCEED a virtual minute later, with payout callbacks signed transactionId|requestId|transactionStatus", async () => {
     const body = payoutBody("SMART_BANK_TRANSFER_PAYOUT", { callbackUrl: cb() });
     const res = await payout(body);

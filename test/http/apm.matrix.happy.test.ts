@@ -1,5 +1,5 @@
 /**
- * Every method × direction × missing-field combination of CONTRACT §3's APM table: the method's
+ * Every method × direction × missing-field combination of docs/apm.md's APM table: the method's
  * fields all present → forwarded (actionType NONE, or QR for the QR methods); any missing → PENDING,
  * actionType REDIRECT to the HPP; the wrong direction → 400 naming apmPayload.paymentMethod.
  */
@@ -17,7 +17,7 @@ afterAll(async () => {
   await s.close();
 });
 
-/** CONTRACT §3 table, written out here (not read from the fixtures the server uses). */
+/** docs/apm.md table, written out here (not read from the fixtures the server uses). */
 const TABLE: Record<string, { payin: boolean; payout: boolean; whenComplete: { status: string; action: string } }> = {
   SMART_E_WALLET: { payin: true, payout: true, whenComplete: { status: "PROCESSING", action: "NONE" } },
   SMART_BANK_TRANSFER: { payin: true, payout: false, whenComplete: { status: "PROCESSING", action: "NONE" } },
@@ -44,7 +44,7 @@ const send = (direction: "payin" | "payout", body: Body) =>
     ? s.http.post("/api/v1/payments/apm").set("authorization", token).send(body)
     : s.http.post("/api/v1/payouts/apm").set("authorization", token).set("referer", "https://shop.example").send(body);
 
-describe("APM table (CONTRACT §3)", () => {
+describe("APM table (docs/apm.md)", () => {
   it.each(cases)("$method $direction, missing $missing", async ({ method, direction, missing }) => {
     const payload = Object.fromEntries(Object.entries(FIELDS[method] ?? {}).filter(([k]) => !missing.includes(k)));
     const currency = method === "SMART_E_WALLET" && direction === "payout" ? { currency: "EUR" } : {};
@@ -57,7 +57,7 @@ describe("APM table (CONTRACT §3)", () => {
     }
     expect(res.status).toBe(200);
     const id = res.body.transactionId;
-    // payouts answer PENDING (CONTRACT §3 APM methods)
+    // payouts answer PENDING (docs/apm.md)
     const complete = direction === "payout" ? { status: "PENDING", action: "NONE" } : TABLE[method]?.whenComplete;
     const expected = missing.length > 0 ? { status: "PENDING", action: "REDIRECT" } : complete;
     expect(res.body.transactionStatus).toBe(expected?.status);

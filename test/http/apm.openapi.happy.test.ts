@@ -1,5 +1,5 @@
 /**
- * /openapi.json documents the APM routes from the one method catalog (issue 8 item 6): paymentMethod
+ * /openapi.json documents the APM routes from the one method catalog: paymentMethod
  * and paymentType are enums, and each pay-in method has an example request that really works.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 describe("/openapi.json for APM", () => {
-  it("lists paymentMethod and paymentType as enums per direction, each method with its one paymentType (CONTRACT §3 APM methods)", () => {
+  it("lists paymentMethod and paymentType as enums per direction, each method with its one paymentType (docs/apm.md)", () => {
     const schemas = doc.components.schemas;
     const methods = (name: string) => Object.keys(schemas[name].discriminator.mapping).sort();
     expect(schemas.ApmPaymentPayload.discriminator.propertyName).toBe("paymentMethod");

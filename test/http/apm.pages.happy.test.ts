@@ -1,5 +1,5 @@
 /**
- * The hosted payment page and the QR page over HTTP (CONTRACT §3 "Hosted payment page", "APM
+ * The hosted payment page and the QR page over HTTP (docs/apm.md#the-hosted-payment-page, "APM
  * flows"), and the QR code itself: the PNG decodes (jsqr) back to the deep link; the PIX BR Code's
  * CRC16 is checked by an independent implementation.
  */
@@ -59,7 +59,7 @@ function crc16ccitt(s: string): number {
   return crc;
 }
 
-describe("HPP (CONTRACT §3 Hosted payment page)", () => {
+describe("HPP (docs/apm.md Hosted payment page)", () => {
   it("asks for exactly the missing fields; success stores them, PROCESSING, 303, then SUCCEED by webhook", async () => {
     const res = await pay(apmBody("SMART_BANK_TRANSFER", { callbackUrl: `${receiver.url}/cb` }, { bankName: "Sandbox Bank" }));
     const id = res.transactionId;
@@ -89,7 +89,7 @@ describe("HPP (CONTRACT §3 Hosted payment page)", () => {
     await s.http.post("/_sandbox/clock/advance").send({ by: "PT1M" }).expect(200);
     expect(await statuses()).toEqual(["PENDING", "PROCESSING", "SUCCEED"]);
     const info = await s.http.get(`/api/v1/payments/apm/info/${id}`).set("authorization", token);
-    // CONTRACT §3 "Hosted payment page": what the shopper typed joins apmRequestPayload as entered,
+    // docs/apm.md#the-hosted-payment-page: what the shopper typed joins apmRequestPayload as entered,
     // in the info and in the callbacks (a bank account number is not card data)
     const typed = { bankName: "Sandbox Bank", accountNumber: "12345678", accountHolderName: "Jane Doe" };
     expect(info.body.apmRequestPayload).toMatchObject(typed);
@@ -149,7 +149,7 @@ describe("HPP (CONTRACT §3 Hosted payment page)", () => {
   });
 });
 
-describe("QR pay-ins (CONTRACT §3 APM flows)", () => {
+describe("QR pay-ins (docs/apm.md)", () => {
   it("UPI_QR: the PNG decodes to the UPI deep link; the QR page shows it with the two buttons", async () => {
     const res = await pay(apmBody("UPI_QR", { amount: "1250.75", callbackUrl: `${receiver.url}/cb` }));
     const { qrData, qrDeepLink } = res.apmResponseData;
@@ -189,7 +189,7 @@ describe("QR pay-ins (CONTRACT §3 APM flows)", () => {
   });
 });
 
-describe("a rule's completeAfter ends a QR pay-in waiting PENDING (CONTRACT §3 APM flows)", () => {
+describe("a rule's completeAfter ends a QR pay-in waiting PENDING (docs/apm.md)", () => {
   it("PENDING until the rule's deadline, then its outcome by webhook", async () => {
     await s.http
       .post("/_sandbox/scenarios")

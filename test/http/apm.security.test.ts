@@ -72,7 +72,7 @@ describe("another merchant's APM ids → 404", () => {
   });
 });
 
-describe("wallet sessions (interface §4.13; CONTRACT §3)", () => {
+describe("wallet sessions (docs/wallets.md, docs/apm.md)", () => {
   const byAccount = (body: object, auth = mine) =>
     s.http.post("/api/v1/wallet-pay/merchant-session-by-account").set("authorization", auth).send(body);
   const session = (body: object) => s.http.post("/api/v1/wallet-pay/merchant-session").set("authorization", mine).send(body);
@@ -130,7 +130,7 @@ describe("wallet sessions (interface §4.13; CONTRACT §3)", () => {
   });
 });
 
-describe("the decrypted wallet flow (interface §4.13 item 4; CONTRACT §3 APM flows)", () => {
+describe("the decrypted wallet flow (docs/wallets.md; docs/apm.md)", () => {
   it("only the wallet fields, with or without a token object: the test-card table decides; the PAN is never stored or logged", async () => {
     const lines: string[] = [];
     const stream = new Writable({

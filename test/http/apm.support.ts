@@ -42,7 +42,7 @@ export const CURRENCY: Record<string, string> = { EXTERNAL_HPP_EFT: "CAD", UPI_Q
 
 let n = 0;
 
-/** Signs a body's accountId|amount|currency|requestId as sent (CONTRACT §3 "APM request checksum"). */
+/** Signs a body's accountId|amount|currency|requestId as sent (docs/apm.md#the-request-checksum). */
 export function sign(body: Body, secret: string = BUILTIN.merchantSecret): Body {
   return { ...body, checksum: hmac(secret, `${body.accountId}|${body.amount}|${body.currency}|${body.requestId}`) };
 }

@@ -1,5 +1,5 @@
 /**
- * The card mask keeps the number's length (issue 20 item 5): the first 6 digits, one `*` per hidden
+ * The card mask keeps the number's length: the first 6 digits, one `*` per hidden
  * digit, the last 4, so a tester can tell which card was used. Every place that shows a stored card:
  * payment info and callback, the token and its one-click and subscription charges, payouts, the 3DS
  * page, the report and the dashboard.

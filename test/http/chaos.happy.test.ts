@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 "Chaos and faults", webhook chaos: per merchant in a scenario (rates) and per replay.
+ * docs/webhooks.md#webhook-chaos, webhook chaos: per merchant in a scenario (rates) and per replay.
  * Rate 1 is every delivery, 0 none; each affected delivery is marked in the journal.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 for people: reset to a given start time, the list of loaded scenarios (card numbers
+ * docs/control-plane.md for people: reset to a given start time, the list of loaded scenarios (card numbers
  * masked), scenarios posted as YAML; and a 4xx log line that says why.
  */
 import { Writable } from "node:stream";

@@ -1,5 +1,5 @@
 /**
- * Bad input to the dashboard (CONTRACT §7): a page answers 400/404 naming the problem, and an
+ * Bad input to the dashboard (docs/dashboard.md): a page answers 400/404 naming the problem, and an
  * action whose service refuses (a 4xx) answers 303 back with the message as an error flash.
  * Nothing changes, and nothing is ever a 500.
  */

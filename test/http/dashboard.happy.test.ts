@@ -1,5 +1,5 @@
 /**
- * The dashboard over HTTP (CONTRACT §7): JSON or HTML at `/` by the Accept header, the list of
+ * The dashboard over HTTP (docs/dashboard.md): JSON or HTML at `/` by the Accept header, the list of
  * every kind with its filters and keyset pages, a transaction's page, the actions through their
  * services with Post/Redirect/Get, subscriptions, merchants and scenarios.
  */

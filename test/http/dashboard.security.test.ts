@@ -1,5 +1,5 @@
 /**
- * The dashboard's defences (CONTRACT §7): hostile strings are shown as text, secrets and card
+ * The dashboard's defences (docs/dashboard.md): hostile strings are shown as text, secrets and card
  * numbers never in full, the admin-token login and its session cookie, and the same-origin check
  * that refuses a form posted from another site (CSRF), with or without the token.
  */

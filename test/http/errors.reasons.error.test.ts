@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 `errors[]`: a 400 lists every problem of the body, each with the reason a person
+ * docs/api.md#errors: a 400 lists every problem of the body, each with the reason a person
  * needs, while `errorMessage` stays the interface's message for the first one. Nothing changes.
  */
 import { afterEach, describe, expect, it } from "vitest";

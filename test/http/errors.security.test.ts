@@ -1,5 +1,5 @@
 /**
- * A refused value is never echoed where it could be a secret (docs/cards.md "Card data"; issue 20 item 4):
+ * A refused value is never echoed where it could be a secret (docs/cards.md "Card data"):
  * a CVV, a national id or a merchant secret sent as a JSON number where a string belongs is a 400
  * whose reason says "got a number", in the answer and on the log line alike; the log line carries
  * the first reason, so an echoed value would be a CVV in the log. An amount keeps its value in the

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §9: `GET /_sandbox/events`, its event types and their fields, ids that only grow, resume
+ * docs/events.md: `GET /_sandbox/events`, its event types and their fields, ids that only grow, resume
  * with `?since=` and `Last-Event-ID`, the filters, the retention's 410, keep-alives, the admin
  * token, and each sandbox's own stream.
  */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §4 "Chaos and faults", API side: scenario fault rules (httpStatus, latencyMs) on the
+ * docs/webhooks.md#webhook-chaos, API side: scenario fault rules (httpStatus, latencyMs) on the
  * create routes, and SANDBOX_RATE_LIMIT.
  */
 import { afterEach, describe, expect, it } from "vitest";

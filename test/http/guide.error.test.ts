@@ -1,5 +1,5 @@
 /**
- * `/guide` refuses what is not a guide page or image (issue 23 item 5): 404 with `{errorMessage}`
+ * `/guide` refuses what is not a guide page or image: 404 with `{errorMessage}`
  * naming it, never a file outside docs/ (no path traversal), never a 5xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

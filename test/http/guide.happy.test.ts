@@ -1,5 +1,5 @@
 /**
- * `/guide` (issue 23 item 5): README.md and docs/*.md rendered by the server itself, offline, with
+ * `/guide`: README.md and docs/*.md rendered by the server itself, offline, with
  * links between pages and anchors rewritten to /guide URLs, GitHub's heading ids, escaped code,
  * the page list, the guide's CSP; linked from the dashboard and from /docs' OpenAPI description.
  * The pages used are README.md and docs/lifecycles.md, which exist on every branch.

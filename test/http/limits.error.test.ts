@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 2: input limits a user would expect, each a 400 naming the field, changing nothing.
+ * Input limits a user would expect, each a 400 naming the field, changing nothing.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config.js";

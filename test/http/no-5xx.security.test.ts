@@ -141,7 +141,7 @@ describe("no 5xx for random control-plane input", () => {
   });
 });
 
-describe("no 5xx over the APM routes (issue 8)", () => {
+describe("no 5xx over the APM routes", () => {
   const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
   const apmRoutes: Array<{ name: string; path: string; body: () => unknown; resign: boolean; creates: boolean }> = [
     ...["SMART_BANK_TRANSFER", "UPI_QR", "PIX_QR", "APPLE_PAY", "EXTERNAL_HPP_EFT"].map((m) => ({
@@ -215,7 +215,7 @@ describe("no 5xx over the APM routes (issue 8)", () => {
   });
 });
 
-describe("deep nesting is bad input, refused before any recursive work (issue 20 item 6)", () => {
+describe("deep nesting is bad input, refused before any recursive work", () => {
   const LIMIT = 64;
   /** JSON text nested `depth` levels (arrays, objects, or both in turn) around `inner`. */
   const nestJson = (depth: number, shape: "array" | "object" | "mixed", inner = "1") => {

@@ -1,5 +1,5 @@
 /**
- * A valid §4.3 card payment body for the built-in merchant, shared by the payments suites.
+ * A valid card payment body for the built-in merchant, shared by the payments suites.
  * `cardPaymentBody({ card: { number: "4000000000000002" } })` merges one level deep.
  */
 export const CARDS = {
@@ -11,7 +11,7 @@ export const CARDS = {
   other: "4242424242424242",
 } as const;
 
-/** The §2.1 billing details every suite sends (copy it before changing it). */
+/** The billing details every suite sends (copy it before changing it). */
 export const BILLING = {
   firstName: "Ada",
   lastName: "Lovelace",

@@ -136,7 +136,7 @@ const CASES: Array<[string, Mutation, string, "3ds"?]> = [
   ],
 ];
 
-describe("POST /payments/card validation (interface §4.3, §2.1; CONTRACT §3)", () => {
+describe("POST /payments/card validation (docs/cards.md, docs/gateway.md#requests-and-answers)", () => {
   const table = CASES.map(([what, mutate, message, mode]) => ({ what, mutate, message, mode }));
   it.each(table)("$what → 400 $message", async ({ mutate, message, mode }) => {
     const body = mode === "3ds" ? threeDsBody("http://127.0.0.1:9/cb") : cardPaymentBody();

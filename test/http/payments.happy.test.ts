@@ -35,13 +35,13 @@ const rowCount = () => s.ctx.db.select().from(transactions).all().length;
 const advance = (by: string) => s.http.post("/_sandbox/clock/advance").send({ by });
 const loadScenario = (doc: Record<string, unknown>) => s.http.post("/_sandbox/scenarios").send(doc).expect(200);
 
-describe("POST /payments/card: test cards (CONTRACT §3)", () => {
+describe("POST /payments/card: test cards (docs/cards.md)", () => {
   it.each([
     ["visa", CARDS.visa, { transactionStatus: "SUCCEED" }],
     ["mastercard", CARDS.mastercard, { transactionStatus: "SUCCEED" }],
     ["declined", CARDS.declined, { transactionStatus: "FAILED", declineCode: 2 }],
     ["any other Luhn-valid number", CARDS.other, { transactionStatus: "SUCCEED" }],
-  ])("%s → %o, with one signed §6.2 callback", async (_name, number, expected) => {
+  ])("%s → %o, with one signed callback", async (_name, number, expected) => {
     const res = await pay(withHook({ card: { number } }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ transactionId: "tx_000001", ...expected });
@@ -118,7 +118,7 @@ describe("GET /payments/card/status and /info", () => {
   });
 });
 
-describe("3DS challenge page (CONTRACT §3)", () => {
+describe("3DS challenge page (docs/cards.md)", () => {
   async function challenge(over: Parameters<typeof cardPaymentBody>[0] = {}) {
     const res = await pay(threeDsBody(`${receiver.url}/cb`, over));
     expect(res.body.transactionStatus).toBe("CUSTOMER_VERIFICATION");
@@ -208,7 +208,7 @@ describe("3DS challenge page (CONTRACT §3)", () => {
   });
 });
 
-describe("scenario cards, amount rules, PROCESSING (CONTRACT §6, §4 complete)", () => {
+describe("scenario cards, amount rules, PROCESSING (docs/scenarios.md, docs/control-plane.md complete)", () => {
   beforeEach(async () => {
     await loadScenario({
       name: "outcomes",
@@ -273,7 +273,7 @@ describe("scenario cards, amount rules, PROCESSING (CONTRACT §6, §4 complete)"
   });
 });
 
-describe("FX (CONTRACT §6)", () => {
+describe("FX (docs/scenarios.md)", () => {
   let fxToken: string;
   beforeEach(async () => {
     await loadScenario({
@@ -336,7 +336,7 @@ describe("FX (CONTRACT §6)", () => {
   });
 });
 
-describe("idempotency (CONTRACT §3)", () => {
+describe("idempotency (docs/cards.md)", () => {
   it("the same requestId and body replays the first response: no new transaction, no new webhook", async () => {
     const body = withHook();
     const first = await pay(body);

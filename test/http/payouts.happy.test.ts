@@ -28,7 +28,7 @@ const statuses = async () => {
   return receiver.received.map((h) => (h.body as { transactionStatus: string }).transactionStatus);
 };
 
-describe("POST /v1/payouts/card (interface §4.9, §6.3; CONTRACT §3)", () => {
+describe("POST /v1/payouts/card (docs/refunds-payouts.md#card-payouts, docs/webhooks.md, docs/refunds-payouts.md)", () => {
   it("PENDING, then SUCCEED a virtual minute later, with a signed payout callback for each", async () => {
     const res = await api.payout({ callbackUrl: `${receiver.url}/po`, amount: "25.5" });
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 /**
- * `paysandbox record` (CONTRACT §10): a bad flag is exit 2 naming it, a server it cannot reach or
+ * `paysandbox record` (docs/recording.md): a bad flag is exit 2 naming it, a server it cannot reach or
  * that refuses is exit 1 with why, and against a real listener the file goes to stdout or --out.
  */
 import { mkdtempSync, readFileSync } from "node:fs";

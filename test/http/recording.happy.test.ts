@@ -1,5 +1,5 @@
 /**
- * CONTRACT §10: `GET /_sandbox/recording` on createApp (a ManualClock, `:memory:`): what a call
+ * docs/recording.md: `GET /_sandbox/recording` on createApp (a ManualClock, `:memory:`): what a call
  * leaves in the recording (a card as its mask, never the number or CVV), the steps file it makes
  * (YAML with its comments, JSON on request, valid as a scenario document), `from`/`to`, a reset
  * starting it over, the retention, SANDBOX_RECORDING_KEEP=0, the admin token, and each sandbox's own.
@@ -33,7 +33,7 @@ async function pay(sandbox: TestSandbox, token: string, over: Record<string, unk
   return sandbox.http.post("/api/v1/payments/card").set("authorization", token).send(cardPaymentBody(over));
 }
 
-describe("GET /_sandbox/recording (CONTRACT §10)", () => {
+describe("GET /_sandbox/recording (docs/recording.md)", () => {
   it("records a call with its card masked and its CVV dropped, and answers a steps file that validates", async () => {
     s = makeSandbox();
     const token = await s.token();
@@ -157,7 +157,7 @@ describe("GET /_sandbox/recording (CONTRACT §10)", () => {
   });
 });
 
-describe("the dashboard and the recording (CONTRACT §7, §10)", () => {
+describe("the dashboard and the recording (docs/dashboard.md, docs/recording.md)", () => {
   it("records its buttons as the control-plane calls they stand for, and offers the file to download", async () => {
     s = makeSandbox({ config: { adminToken: undefined } });
     const token = await s.token();

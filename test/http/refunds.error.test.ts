@@ -31,7 +31,7 @@ async function expectRefused(body: Record<string, unknown>, status: number, mess
   expect(counts()).toEqual(before);
 }
 
-describe("refund refusals: a 4xx naming the field, nothing written (CONTRACT §3)", () => {
+describe("refund refusals: a 4xx naming the field, nothing written (docs/refunds-payouts.md)", () => {
   it.each(["requestId", "mid", "transactionId", "amount", "reason"])("missing %s → 400", async (field) => {
     const tx = await api.pay({ callbackUrl: "http://127.0.0.1:9/cb" });
     const body: Record<string, unknown> = refundBody(tx, "1.00");

@@ -35,7 +35,7 @@ const FX_MERCHANT = {
   processingCurrency: "EUR",
 };
 
-describe("POST /v1/refunds/card (interface §4.10; CONTRACT §3)", () => {
+describe("POST /v1/refunds/card (docs/refunds-payouts.md#refunds, docs/refunds-payouts.md)", () => {
   it("a whole refund: PENDING, SUCCEED a virtual minute later, the original REFUNDED, each with a signed callback", async () => {
     const tx = await api.pay({ amount: "20.50", callbackUrl: `${receiver.url}/pay` });
     const res = await api.refund(tx, "20.50", { callbackUrl: `${receiver.url}/refund?shop=1`, metadata: { k: "v" } });

@@ -47,7 +47,7 @@ export function client(s: TestSandbox, token: () => string) {
   };
 }
 
-/** X-Checksum computed independently of the project's signer (CONTRACT §3 Webhooks). */
+/** X-Checksum computed independently of the project's signer (docs/webhooks.md). */
 export function expectedChecksum(secret: string, fields: unknown[]): string {
   const text = fields.map((v) => (v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v))).join("|");
   return createHmac("sha256", secret).update(text, "utf8").digest("base64");

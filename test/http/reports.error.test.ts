@@ -10,7 +10,7 @@ beforeEach(() => {
 afterEach(() => s.close());
 
 const VALID = { dateFrom: "2026-01-01", dateTo: "2026-01-31" };
-/** Every failure of the route: a 4xx whose JSON body is exactly `{ error }` (interface §4.14, §7). */
+/** Every failure of the route: a 4xx whose JSON body is exactly `{ error }` (docs/report.md, docs/api.md#errors). */
 function expectError(
   res: { status: number; body: unknown; headers: Record<string, string> },
   status: number,

@@ -20,7 +20,7 @@ afterEach(async () => {
 const at = (iso: string) => Date.parse(iso);
 const ids = (res: Awaited<ReturnType<typeof report>>) => csvRecords(res).map((r) => r.transactionId);
 
-describe("the date range (CONTRACT §3: UTC, both ends included, a bare dateTo is the end of its day)", () => {
+describe("the date range (docs/report.md: UTC, both ends included, a bare dateTo is the end of its day)", () => {
   beforeEach(() => {
     insertTx(s, { id: "tx_before", createdAt: at("2026-01-09T23:59:59.000Z") });
     insertTx(s, { id: "tx_from", createdAt: at("2026-01-10T00:00:00.000Z") });
@@ -56,7 +56,7 @@ describe("the date range (CONTRACT §3: UTC, both ends included, a bare dateTo i
 });
 
 describe("the rows", () => {
-  it("one per transaction of every kind, CONTRACT §3 columns in order, exact major units, ISO times, oldest first", async () => {
+  it("one per transaction of every kind, docs/report.md columns in order, exact major units, ISO times, oldest first", async () => {
     const token = await s.token();
     const paid = await s.http
       .post("/api/v1/payments/card")

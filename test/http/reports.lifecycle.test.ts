@@ -1,5 +1,5 @@
 /**
- * The report over transactions made through the API (issue 9 item 5, CONTRACT §3): a refund and a
+ * The report over transactions made through the API (docs/report.md): a refund and a
  * card payout made by their routes appear with their type and parent, and the refunded payment's
  * lastModifiedAt follows the refund that made it REFUNDED, a day after it was created.
  */

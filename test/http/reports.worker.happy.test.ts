@@ -1,5 +1,5 @@
 /**
- * The report off the request's thread (issue 19): on a database file a worker thread reads one
+ * The report off the request's thread (docs/performance.md): on a database file a worker thread reads one
  * snapshot and encodes it; on `:memory:` the request's thread does, page by page. Both must write
  * the same bytes for the same rows, and the worker's report must not see what is written while it
  * streams.

@@ -1,5 +1,5 @@
 /**
- * `paysandbox run` when things go wrong (CONTRACT §6): each step kind failing with expected vs
+ * `paysandbox run` when things go wrong (docs/run.md): each step kind failing with expected vs
  * actual, exit 1 with a JUnit failure, and a missing or broken file → exit 2 naming the file and path.
  */
 import { readFileSync } from "node:fs";

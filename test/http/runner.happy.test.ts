@@ -1,4 +1,4 @@
-/** `paysandbox run` on a fresh in-process sandbox: every step kind passing (CONTRACT §6). */
+/** `paysandbox run` on a fresh in-process sandbox: every step kind passing (docs/run.md). */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";

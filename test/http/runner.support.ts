@@ -56,7 +56,7 @@ export async function runCli(
   }
 }
 
-/** A card payment step body (§4.3) whose requestId is a fresh `${uuid}`. */
+/** A card payment step body (docs/cards.md) whose requestId is a fresh `${uuid}`. */
 export const payment = (over: Parameters<typeof cardPaymentBody>[0] = {}) => cardPaymentBody({ requestId: "${uuid}", ...over });
 
 /** A 3DS payment step body sending its webhooks to the run's receiver. */

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §8 bad input: a clear 4xx naming the field, and nothing created or changed. The no-5xx
+ * docs/parallel-suites.md bad input: a clear 4xx naming the field, and nothing created or changed. The no-5xx
  * property over the new routes and over any path under an unknown, deleted or malformed sandbox id.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §8: sandboxes side by side in one server, each a whole sandbox under its base URL with
+ * docs/parallel-suites.md: sandboxes side by side in one server, each a whole sandbox under its base URL with
  * its own clock, merchants, transactions, scheduler and webhook journal.
  */
 import { afterEach, describe, expect, it } from "vitest";

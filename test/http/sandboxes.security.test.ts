@@ -1,5 +1,5 @@
 /**
- * CONTRACT §8 isolation, by construction: nothing created in one sandbox is visible in or changed by
+ * docs/parallel-suites.md isolation, by construction: nothing created in one sandbox is visible in or changed by
  * another or the root; a token issued elsewhere gets 401; the admin token guards every control plane.
  */
 import fc from "fast-check";

@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3/§6: a scenario card's column that is not given follows its `payment` column, and
+ * docs/scenarios.md: a scenario card's column that is not given follows its `payment` column, and
  * rules apply per `operation`. "This card declines" means it declines everywhere a user expects.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";

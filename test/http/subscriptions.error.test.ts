@@ -20,7 +20,7 @@ const nothingStored = () => {
   expect(s.ctx.db.select().from(transactions).all()).toHaveLength(0);
 };
 
-describe("create: §7 errors and plan validation", () => {
+describe("create: errors and plan validation", () => {
   it.each<[string, Json & { plan?: Json }, string]>([
     ["no callbackUrl", { callbackUrl: undefined }, "Missing required field: callbackUrl"],
     ["no successRedirectUrl", { successRedirectUrl: undefined }, "Missing required field: successRedirectUrl"],
@@ -85,7 +85,7 @@ describe("create: §7 errors and plan validation", () => {
     nothingStored();
   });
 
-  it("billing details missing from both request and token → 400 §7", async () => {
+  it("billing details missing from both request and token → 400", async () => {
     seedTokenWithoutBilling(s);
     const res = await gateway(s).post(PATH, subscriptionBody("tok_noBillingAtAll0000", CB));
     expect(res.status).toBe(400);
@@ -94,7 +94,7 @@ describe("create: §7 errors and plan validation", () => {
   });
 });
 
-describe("retrieve, update, cancel: §7 errors", () => {
+describe("retrieve, update, cancel: errors", () => {
   it.each([
     ["GET", () => gateway(s).get(`${PATH}/sub_nope`)],
     ["PUT", () => gateway(s).put(`${PATH}/sub_nope`, { status: "PAUSED" })],

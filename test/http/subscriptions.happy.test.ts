@@ -35,7 +35,7 @@ const charges = async (id: unknown) =>
 const cardCallbacks = () =>
   receiver.received.filter((h) => h.path === "/subs" && (h.body as Json).mid !== undefined).map((h) => h.body as Json);
 
-describe("create (interface §4.5, §3.2)", () => {
+describe("create (docs/subscriptions.md, docs/lifecycles.md#subscriptions)", () => {
   it("4111…: the first charge runs now → ACTIVE, nextChargeDate = startDate + 1 month, reported by a card callback", async () => {
     const res = await subscribe(CARDS.visa, { metadata: { plan: "gold" } });
     expect(res).toEqual({
@@ -131,7 +131,7 @@ describe("create (interface §4.5, §3.2)", () => {
   });
 });
 
-describe("the 3DS card 4000000000003220 (CONTRACT §3 recurring column)", () => {
+describe("the 3DS card 4000000000003220 (docs/subscriptions.md recurring column)", () => {
   it("first charge needs 3DS: PENDING with a challenge; success → ACTIVE; later charges succeed without 3DS", async () => {
     const res = await subscribe(CARDS.threeDs);
     expect(res).toEqual({
@@ -161,7 +161,7 @@ describe("the 3DS card 4000000000003220 (CONTRACT §3 recurring column)", () => 
     ]);
   });
 
-  it("with skipFirstCharge, the first scheduled charge waits for 3DS (challenge in GET), then the §6.5 callback", async () => {
+  it("with skipFirstCharge, the first scheduled charge waits for 3DS (challenge in GET), then the callback", async () => {
     const res = await subscribe(CARDS.threeDs, { skipFirstCharge: true, plan: { startDate: "2026-01-16" } });
     await s.http.post("/_sandbox/clock/advance").send({ to: "2026-01-16T00:05:00Z" });
     const waiting = await get(res.subscriptionId);
@@ -197,11 +197,11 @@ describe("the 3DS card 4000000000003220 (CONTRACT §3 recurring column)", () => 
   });
 });
 
-describe("scheduled charges (§6.5 callbacks, CONTRACT §3 Subscriptions)", () => {
+describe("scheduled charges (callbacks, docs/subscriptions.md)", () => {
   it.each([
     ["4111111111111111", CARDS.visa],
     ["5500000000000004", CARDS.mastercard],
-  ])("%s: every scheduled charge succeeds, with signed §6.5 callbacks in order", async (_n, number) => {
+  ])("%s: every scheduled charge succeeds, with signed callbacks in order", async (_n, number) => {
     const res = await subscribe(number, { metadata: { plan: "gold" } });
     const adv = await advance(s, "P3M");
     expect(adv.body.ran.charges).toBe(3);
@@ -342,7 +342,7 @@ describe("scheduled charges (§6.5 callbacks, CONTRACT §3 Subscriptions)", () =
   });
 });
 
-describe("PUT (interface §4.7) and DELETE (§4.8)", () => {
+describe("PUT (docs/subscriptions.md) and DELETE (docs/subscriptions.md)", () => {
   const ALLOWED: Array<[string, string, string]> = [
     ["ACTIVE", "PAUSED", "PAUSED"],
     ["ACTIVE", "CANCELED", "CANCELED"],

@@ -20,7 +20,7 @@ afterEach(async () => {
 const CB = "http://127.0.0.1:9/cb";
 const PATH = "/payments/card/recurring";
 
-describe("merchant isolation (interface §7; CONTRACT §2)", () => {
+describe("merchant isolation (docs/api.md#errors, docs/api.md#built-in-merchant)", () => {
   it("another merchant's GET, PUT and DELETE → 400 `Subscription does not belong to merchant`, and nothing changes", async () => {
     const token = await tokenFor(s);
     const created = await gateway(s).post(PATH, subscriptionBody(token, CB));

@@ -1,5 +1,5 @@
 /**
- * Shared by the tokens and subscriptions suites: valid §4.1 / §4.2 / §4.5 bodies for the
+ * Shared by the tokens and subscriptions suites: valid tokenize, one-click and subscription bodies for the
  * built-in merchant and a few calls. Every call fetches a fresh bearer token, because these
  * suites move the virtual clock past the 30-day token lifetime.
  */
@@ -80,7 +80,7 @@ export async function tokenFor(s: TestSandbox, number: string = CARDS.visa, over
   return res.body.token as string;
 }
 
-/** The §6.5 subscription callbacks of one subscription in the journal, oldest first. */
+/** The subscription callbacks of one subscription in the journal, oldest first. */
 export async function subscriptionCallbacks(s: TestSandbox, subscriptionId: string): Promise<Json[]> {
   const res = await s.http.get("/_sandbox/webhooks").query({ subscriptionId, limit: 1000 });
   return (res.body as Array<{ kind: string; body: Json }>)
@@ -106,7 +106,7 @@ export async function addOtherMerchant(s: TestSandbox): Promise<[string, string]
   return [OTHER_MERCHANT.merchantKey, OTHER_MERCHANT.merchantSecret];
 }
 
-/** Seeds a token of the built-in merchant with no billing details (the §7 fallback error). */
+/** Seeds a token of the built-in merchant with no billing details (the fallback error). */
 export function seedTokenWithoutBilling(s: TestSandbox, token = "tok_noBillingAtAll0000"): string {
   s.ctx.tokens.repo.insert({
     token,

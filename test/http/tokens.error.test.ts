@@ -13,7 +13,7 @@ afterEach(async () => {
 
 const CB = "http://127.0.0.1:9/cb";
 
-describe("tokenize errors (interface §4.1, §7; CONTRACT §3)", () => {
+describe("tokenize errors (docs/tokens.md, docs/api.md#errors)", () => {
   it.each([
     ["another merchant's merchantId", { merchantId: 5001 }, "Invalid field: merchantId"],
     ["a non-numeric merchantId", { merchantId: "abc" }, "Invalid field: merchantId"],
@@ -54,7 +54,7 @@ describe("tokenize errors (interface §4.1, §7; CONTRACT §3)", () => {
   });
 });
 
-describe("one-click charge errors (interface §4.2, §7)", () => {
+describe("one-click charge errors (docs/tokens.md, docs/api.md#errors)", () => {
   it("an unknown token → 400 `Token not found or expired: <masked token>`, no transaction", async () => {
     const res = await gateway(s).post("/payments/card/charge", chargeBody("tok_doesNotExist1234abcd", CB));
     expect(res.status).toBe(400);
@@ -70,7 +70,7 @@ describe("one-click charge errors (interface §4.2, §7)", () => {
     expect(res.body.errorMessage).toMatch(/^Token not found or expired: tok_\*\*\*\*/);
   });
 
-  it("billing details missing from both request and token → 400 §7", async () => {
+  it("billing details missing from both request and token → 400", async () => {
     seedTokenWithoutBilling(s);
     const res = await gateway(s).post("/payments/card/charge", chargeBody("tok_noBillingAtAll0000", CB));
     expect(res.status).toBe(400);

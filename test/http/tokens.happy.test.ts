@@ -25,8 +25,8 @@ const hooks = async () => {
   return receiver.received.map((h) => h.body as Record<string, unknown>);
 };
 
-describe("POST /payments/card/tokenize (interface §4.1)", () => {
-  it("answers the §2.2 Token with BIN data, the card's expiry and the 90-day default lifetime", async () => {
+describe("POST /payments/card/tokenize (docs/tokens.md)", () => {
+  it("answers the Token with BIN data, the card's expiry and the 90-day default lifetime", async () => {
     const res = await gateway(s).post("/payments/card/tokenize", tokenizeBody({ metadata: { customer: "c-1" } }));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -44,7 +44,7 @@ describe("POST /payments/card/tokenize (interface §4.1)", () => {
     });
   });
 
-  it.each(Object.entries(CARDS))("every test card tokenizes (§4.1 rule 5): %s", async (_name, number) => {
+  it.each(Object.entries(CARDS))("every test card tokenizes (rule 5): %s", async (_name, number) => {
     const res = await gateway(s).post("/payments/card/tokenize", tokenizeBody({ card: { number } }));
     expect(res.status).toBe(200);
     expect(res.body.cardMask).toBe(`${number.slice(0, 6)}******${number.slice(-4)}`);
@@ -94,12 +94,12 @@ describe("POST /payments/card/tokenize (interface §4.1)", () => {
   });
 });
 
-describe("POST /payments/card/charge (interface §4.2): the card payment path", () => {
+describe("POST /payments/card/charge (docs/tokens.md): the card payment path", () => {
   it.each([
     ["visa", CARDS.visa, { transactionStatus: "SUCCEED" }],
     ["mastercard", CARDS.mastercard, { transactionStatus: "SUCCEED" }],
     ["declined", CARDS.declined, { transactionStatus: "FAILED", declineCode: 2 }],
-  ])("%s → %o with a signed §6.2 card callback", async (_name, number, expected) => {
+  ])("%s → %o with a signed card callback", async (_name, number, expected) => {
     const token = await tokenFor(s, number);
     const res = await gateway(s).post("/payments/card/charge", chargeBody(token, `${receiver.url}/cb`));
     expect(res.status).toBe(200);

@@ -52,7 +52,7 @@ describe("tokens keep no card number, CVV or SSN", () => {
   });
 });
 
-describe("a token belongs to its merchant (interface §2.2; CONTRACT §2)", () => {
+describe("a token belongs to its merchant (docs/tokens.md, docs/api.md#built-in-merchant)", () => {
   it("another merchant cannot charge or subscribe with it: the same 400 as an unknown token", async () => {
     s = makeSandbox();
     const token = await tokenFor(s);

@@ -1,5 +1,5 @@
 /**
- * The checkpointer thread (src/db/client.ts) starts only once a WAL grows past 1 MB (issue 19: an
+ * The checkpointer thread (src/db/client.ts) starts only once a WAL grows past 1 MB (an
  * idle server carries no second isolate), then copies the WAL back into the database file; past
  * `restartFrames` it copies the last frames while background writes wait, so the WAL restarts.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigError, parseConfig } from "../../src/config.js";
 
 describe("settings", () => {
-  it("has the CONTRACT §1 defaults", () => {
+  it("has the docs/configuration.md defaults", () => {
     const c = parseConfig([], {});
     expect(c).toMatchObject({
       port: 8080,

@@ -1,5 +1,5 @@
 /**
- * `npm start` rebuilds only a stale dist/ (scripts/freshness.mjs, issue 19): current after a build,
+ * `npm start` rebuilds only a stale dist/ (scripts/freshness.mjs): current after a build,
  * stale once any input is newer than the build's stamp, or when dist/ is incomplete.
  */
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Group commit (src/db/commit.ts, issue 12): one turn's transactions share one COMMIT, each is a
+ * Group commit (src/db/commit.ts): one turn's transactions share one COMMIT, each is a
  * savepoint of its own, answers wait for the commit, and a second connection (what a crash would
  * leave on disk) sees nothing before it.
  */

@@ -1,5 +1,5 @@
 /**
- * The one shape of the gateway's reads by id (issue 20 item 8): src/http/reads.ts makes the status
+ * The one shape of the gateway's reads by id: src/http/reads.ts makes the status
  * and info routes of card payments, refunds, card payouts and APM, and the benches share one
  * percentile (bench/lib.ts).
  */

@@ -5,7 +5,7 @@ import { jsonBody } from "../../src/http/schemas.js";
 import { isDate } from "../../src/http/wire.js";
 import { CardPaymentRequestSchema } from "../../src/modules/payments/payments.routes.js";
 
-// The route validator calls safeParseAsync; jsonBody() makes it the synchronous parse (issue 12).
+// The route validator calls safeParseAsync; jsonBody() makes it the synchronous parse (docs/performance.md).
 describe("jsonBody's parse", () => {
   it("gives the same results as zod's own async parse, success and issues alike", async () => {
     const plain = z.object({ a: z.string().min(2), n: z.number().int().optional() });

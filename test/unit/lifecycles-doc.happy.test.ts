@@ -1,6 +1,6 @@
 /**
  * The status tables are the code's (transitions.ts, subscriptions.rules.ts) and docs/lifecycles.md
- * is drawn from them (issue 23 item 3): the page must be what `npm run docs:diagrams` draws now, and
+ * is drawn from them: the page must be what `npm run docs:diagrams` draws now, and
  * the tables must be what the code enforces.
  */
 import { readFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * The card payment body's fast path (issue 19 item 4) against zod, by property: valid bodies and
+ * The card payment body's fast path (docs/performance.md) against zod, by property: valid bodies and
  * bodies one step from valid (a field dropped, retyped, emptied, stretched, malformed, an extra key,
  * unicode). Whenever the recogniser accepts, zod accepts with the same output, key order included;
  * and a route answers the same status and body with the fast path on and off.

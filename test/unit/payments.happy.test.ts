@@ -62,7 +62,7 @@ describe("outcome engine", () => {
   const decide = (number: string, flow: "payment" | "recurring_first" | "recurring_later" | "payout", threeDSRequested = false) =>
     ctx.outcomes.decide({ profile: ctx.outcomes.profileFor(number), flow, amountMinor: 1000, currency: "USD", threeDSRequested });
 
-  it("maps each test card's columns (CONTRACT §3)", () => {
+  it("maps each test card's columns (docs/cards.md)", () => {
     expect(decide(VISA, "payment")).toEqual({ status: "SUCCEED" });
     expect(decide(THREE_DS, "payment")).toEqual({ status: "CUSTOMER_VERIFICATION" });
     expect(decide(THREE_DS, "recurring_first")).toEqual({ status: "CUSTOMER_VERIFICATION" });

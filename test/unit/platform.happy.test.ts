@@ -124,7 +124,7 @@ describe("ids and canonical JSON", () => {
   });
 });
 
-describe("nesting depth (issue 20 item 6)", () => {
+describe("nesting depth", () => {
   /** The smallest limit a check passes: the depth it measures. */
   const measured = (tooDeep: (limit: number) => boolean) => {
     for (let limit = 0; limit < 100; limit++) if (!tooDeep(limit)) return limit;

@@ -1,5 +1,5 @@
 /**
- * The recording's export (CONTRACT §10), as a pure function over recorded rows: references to
+ * The recording's export (docs/recording.md), as a pure function over recorded rows: references to
  * earlier answers, the built-in placeholders, cards and CVVs, merchants, clock moves and the time a
  * session spent between calls, webhook deliveries placed after the call that caused them.
  */

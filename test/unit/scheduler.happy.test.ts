@@ -51,7 +51,7 @@ const chargesOf = (id: string) =>
     .all()
     .map((d) => JSON.parse(d.body).chargeDate as string);
 
-describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => {
+describe("the subscription scheduler (docs/subscriptions.md)", () => {
   it("ticks are 5-minute boundaries", () => {
     expect(tickAtOrAfter(at("2026-02-01T00:00:00Z"))).toBe(at("2026-02-01T00:00:00Z"));
     expect(tickAtOrAfter(at("2026-02-01T00:00:00.001Z"))).toBe(at("2026-02-01T00:05:00Z"));
@@ -125,7 +125,7 @@ describe("the subscription scheduler (CONTRACT §3 Time, Subscriptions)", () => 
     expect(order).toEqual(ids);
     expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
     // every batch may take the full limit: it reads a page at a time, so one stopped by the
-    // deadline has read little it did not reach (issue 19)
+    // deadline has read little it did not reach (docs/performance.md)
     expect(spy.mock.calls.map((c) => c[1])).toEqual([5, 5, 5, 5]);
   });
 

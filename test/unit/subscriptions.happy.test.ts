@@ -22,7 +22,7 @@ function chain(anchor: string, p: Period, count: number): string[] {
   return out;
 }
 
-describe("schedule: month ends clamp without drifting (CONTRACT §3 Subscriptions)", () => {
+describe("schedule: month ends clamp without drifting (docs/subscriptions.md)", () => {
   it("Jan 31 monthly → Feb 28 → Mar 31 → Apr 30, not Mar 28", () => {
     expect(chain("2026-01-31", monthly, 4)).toEqual(["2026-02-28", "2026-03-31", "2026-04-30", "2026-05-31"]);
   });

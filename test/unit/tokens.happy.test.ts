@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { binInfo } from "../../src/modules/tokens/bin-lookup.js";
 import { maskToken } from "../../src/modules/tokens/tokens.service.js";
 
-describe("BIN lookup (interface §2.2, fixtures/bin-table.json)", () => {
+describe("BIN lookup (docs/tokens.md, fixtures/bin-table.json)", () => {
   it("the narrowest range wins over the scheme's range", () => {
     expect(binInfo("411111")).toEqual({ cardBrand: "VISA", cardType: "CREDIT", issuingBank: "Sandbox Bank", cardCountry: "US" });
     expect(binInfo("400000")).toEqual({ cardBrand: "VISA", cardType: "DEBIT", issuingBank: "Sandbox Bank", cardCountry: "GB" });
@@ -20,7 +20,7 @@ describe("BIN lookup (interface §2.2, fixtures/bin-table.json)", () => {
   });
 });
 
-describe("maskToken (interface §7 `<masked token>`)", () => {
+describe("maskToken (docs/api.md#errors `<masked token>`)", () => {
   it("keeps the prefix and the last 4", () => {
     expect(maskToken("tok_ABCDEFGHIJKLMNOPwxyz")).toBe("tok_****wxyz");
   });

@@ -179,7 +179,7 @@ describe("webhook dispatcher: ordering", () => {
 });
 
 // The server runs with group commit on (src/db/commit.ts): there the outbox hands a new webhook
-// straight to the dispatcher, written in flight, sent after the batch's COMMIT (issue 12).
+// straight to the dispatcher, written in flight, sent after the batch's COMMIT (docs/performance.md).
 describe("webhook dispatcher: inside a group-commit batch (the server)", () => {
   const payment = (tx: string) => () => enqueueCard(t.ctx, `${receiver.url}/hooks`, tx);
 

@@ -1,5 +1,5 @@
 /**
- * Issue 13 item 1: a silent receiver delays only its own deliveries. Nothing here sleeps: the
+ * A silent receiver delays only its own deliveries. Nothing here sleeps: the
  * silent server never answers (the timeout is a minute), so a normal delivery that arrives at all
  * while the silent ones are still on the wire proves it did not wait for them.
  */
@@ -88,7 +88,7 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     expect(entries.every((e) => e.status === "pending" && e.nextAttemptAt !== null)).toBe(true);
   });
 
-  it("a callback due while its destination is full is written parked and goes out in its turn, each attempt once (issue 19)", async () => {
+  it("a callback due while its destination is full is written parked and goes out in its turn, each attempt once (docs/performance.md)", async () => {
     const { t, silent } = await setup(2);
     for (let i = 0; i < 2; i++) enqueueCard(t.ctx, silent.url, `tx_f${i}`);
     t.ctx.work.poke();

@@ -1,5 +1,5 @@
 /**
- * Durability (CONTRACT §3: "a restart resumes the pending ones; none is lost or sent twice for the
+ * Durability (docs/webhooks.md: "a restart resumes the pending ones; none is lost or sent twice for the
  * same attempt"): a context that dies with an attempt in flight, and a second context opened on the
  * same database file, as a restarted server would be.
  */

@@ -1,5 +1,5 @@
 /**
- * X-Checksum checked the way a merchant would (CONTRACT §3 Webhooks): an implementation written
+ * X-Checksum checked the way a merchant would (docs/webhooks.md): an implementation written
  * here from the contract's table, with node:crypto, over the raw body the receiver got. It does
  * not import src/webhooks/signer.ts.
  */

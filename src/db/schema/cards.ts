@@ -1,6 +1,6 @@
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** Vaulted cards (interface §2.2). No number, no CVV: BIN, last 4, length, expiry and the outcome profile. */
+/** Vaulted cards (docs/tokens.md). No number, no CVV: BIN, last 4, length, expiry and the outcome profile. */
 export const cardTokens = sqliteTable(
   "card_tokens",
   {
@@ -29,7 +29,7 @@ export const cardTokens = sqliteTable(
 );
 
 /**
- * Recurring subscriptions (interface §2.3, §3.2). `nextChargeAt` is when the scheduler next looks
+ * Recurring subscriptions (docs/subscriptions.md, docs/lifecycles.md#subscriptions). `nextChargeAt` is when the scheduler next looks
  * at the row: 00:00 UTC of nextChargeDate, or earlier, 00:00 UTC of the day after endDate, when the
  * subscription ends first; null when nothing is due (paused, canceled, or a charge is waiting).
  */

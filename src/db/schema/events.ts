@@ -1,7 +1,7 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * The live event log of a sandbox (CONTRACT §9): one row per event, written in the same transaction
+ * The live event log of a sandbox (docs/events.md): one row per event, written in the same transaction
  * as the change it reports, read by `GET /_sandbox/events` listeners from here (so a reconnect, or a
  * restart, resumes exactly after the last id a client saw). `id` only grows (AUTOINCREMENT: an id is
  * never reused, not after pruning nor after a reset, which keeps this table). `data` is the event's

@@ -10,11 +10,11 @@ export const merchants = sqliteTable("merchants", {
   walletDomains: text("wallet_domains", { mode: "json" }).$type<string[]>().notNull(),
   /** Display name (wallet sessions, HPP pages); null → the mid. */
   name: text("name"),
-  /** Scenario `webhookChaos`: mode → rate 0..1 (CONTRACT §4 Chaos and faults). */
+  /** Scenario `webhookChaos`: mode → rate 0..1 (docs/webhooks.md#webhook-chaos). */
   webhookChaos: text("webhook_chaos", { mode: "json" }).$type<Record<string, number | string>>(),
   /** `builtin` or the name of the scenario that added it. */
   source: text("source").notNull(),
 });
 
-/** A merchant as every layer sees it (CONTRACT §2); lives here, below the modules and webhooks that use it. */
+/** A merchant as every layer sees it (docs/api.md#built-in-merchant); lives here, below the modules and webhooks that use it. */
 export type Merchant = typeof merchants.$inferSelect;

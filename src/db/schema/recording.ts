@@ -1,7 +1,7 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * What was done in a sandbox, call by call, for `GET /_sandbox/recording` (CONTRACT §10): one row per
+ * What was done in a sandbox, call by call, for `GET /_sandbox/recording` (docs/recording.md): one row per
  * gateway call, shopper page post and control-plane call that a steps file can replay, written in
  * the same commit as the call's own writes (so an acknowledged call is recorded, across a kill -9
  * too). Never a card number or CVV: `body` is the request body as src/recording/redact.ts leaves it

@@ -6,7 +6,7 @@ export const sandboxState = sqliteTable("sandbox_state", {
   value: text("value").notNull(),
 });
 
-/** Loaded scenario documents (CONTRACT §6), kept whole; cards, rules and fxRates are read from here. */
+/** Loaded scenario documents (docs/scenarios.md), kept whole; cards, rules and fxRates are read from here. */
 export const scenarios = sqliteTable("scenarios", {
   name: text("name").primaryKey(),
   document: text("document", { mode: "json" }).notNull(),

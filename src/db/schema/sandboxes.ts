@@ -1,7 +1,7 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * The sandboxes beside the root one (CONTRACT §8), kept by the root's database only (a sandbox's
+ * The sandboxes beside the root one (docs/parallel-suites.md), kept by the root's database only (a sandbox's
  * own database has the table, empty). Times named `*_real` are real ms (TTL is real time); the
  * clock anchor says where the sandbox's virtual clock was at a real instant, so a closed sandbox's
  * time keeps running at the server's scale without its database being open.

@@ -7,7 +7,7 @@ import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * payouts. Card data is the BIN, last 4, length, expiry and holder only — never the number or the CVV.
  * `cardProfile` names the outcome profile the outcome engine resolved.
  * A refund's amounts are its own: `orderAmount` in the order currency, `processedAmount` its
- * share of the parent's processed amount (CONTRACT §3 FX).
+ * share of the parent's processed amount (docs/cards.md#fx).
  */
 export const transactions = sqliteTable(
   "transactions",
@@ -58,7 +58,7 @@ export const transactions = sqliteTable(
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  // The partial indexes hold only the rows that have the column (issue 12): a card payment that is
+  // The partial indexes hold only the rows that have the column (docs/performance.md): a card payment that is
   // final at once writes to the table, its primary key and the two merchant indexes, nothing else.
   // A query `col = ?` or `col <= ?` implies `col IS NOT NULL`, so SQLite still uses them.
   (t) => [

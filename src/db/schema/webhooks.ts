@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * The transactional outbox (house style 6) and the delivery journal in one: a row is written in
+ * The transactional outbox (a state change and its webhook commit together) and the delivery journal in one: a row is written in
  * the same database transaction as the status change it reports; the dispatcher only reads it.
  * `seq` orders deliveries; `orderKey` (transaction or subscription id) keeps one resource's
  * deliveries in the order of its changes.
@@ -27,13 +27,13 @@ export const webhookDeliveries = sqliteTable(
     /** Virtual ms an attempt started and has not yet been recorded; set across a crash. */
     inFlightSince: integer("in_flight_since"),
     replayOf: text("replay_of"),
-    /** The chaos mode applied to this delivery (CONTRACT §4), or null. */
+    /** The chaos mode applied to this delivery (docs/webhooks.md#webhook-chaos), or null. */
     chaos: text("chaos"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
   // Only a pending row that can go has a nextAttemptAt (the head of its orderKey, not in flight), so
-  // the due index holds just those: a delivery enters it once and leaves it when claimed (issue 12).
+  // the due index holds just those: a delivery enters it once and leaves it when claimed (keeps the index small).
   (t) => [
     index("webhook_due_idx").on(t.nextAttemptAt).where(sql`${t.nextAttemptAt} IS NOT NULL`),
     index("webhook_order_idx").on(t.orderKey, t.seq),

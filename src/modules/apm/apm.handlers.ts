@@ -14,7 +14,7 @@ import {
 } from "./apm.routes.js";
 import type { ApmService } from "./apm.service.js";
 
-/** APM pay-ins and payouts: create, status and info (interface §4.11, §4.12; CONTRACT §3), under /api/v1 and /v1. */
+/** APM pay-ins and payouts: create, status and info (docs/apm.md, docs/apm.md#payouts), under /api/v1 and /v1. */
 export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) {
   gatewayRoute(app, createApmPaymentRoute, (c) => {
     const result = ctx.apm.createPayment(c.get("merchant"), c.req.valid("json"));

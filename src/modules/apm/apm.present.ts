@@ -1,8 +1,8 @@
 /**
- * The wire shapes of APM transactions: the §6.6 APM callback (payment and payout forms), which is
- * also the info record of both (interface §4.12 "Response equals the webhook body"), the create
- * responses (§4.11, §4.12), and the two kinds' descriptors (signer rows `apm_payment`, `apm_payout`;
- * `apmType` = the method, added to the callback query, interface §6.1).
+ * The wire shapes of APM transactions: the APM callback (payment and payout forms), which is
+ * also the info record of both (a payout's create response equals its webhook body: docs/apm.md#payouts), the create
+ * responses (docs/apm.md, docs/apm.md#payouts), and the two kinds' descriptors (signer rows `apm_payment`, `apm_payout`;
+ * `apmType` = the method, added to the callback query, docs/webhooks.md).
  */
 import { toIso } from "../../platform/clock.js";
 import { declineName } from "../../platform/fixtures.js";
@@ -22,11 +22,11 @@ export type ApmDetails = {
 export const detailsOf = (row: TransactionRow): ApmDetails =>
   (row.details as ApmDetails | null) ?? { apmPayload: {}, apmResponseData: {}, missing: [] };
 
-/** declineSubReason: the stored one, else the decline code's name when FAILED (interface §4.12). */
+/** declineSubReason: the stored one, else the decline code's name when FAILED (docs/apm.md#payouts). */
 export const subReasonOf = (row: TransactionRow): string | null =>
   row.declineSubReason ?? (row.status === "FAILED" && row.declineCode !== null ? (declineName(row.declineCode) ?? null) : null);
 
-/** Interface §6.6, payout form: no amounts, currencies or redirect URLs. */
+/** The APM callback, payout form (docs/webhooks.md): no amounts, currencies or redirect URLs. */
 export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
   const d = detailsOf(row);
   return {
@@ -47,7 +47,7 @@ export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "
   };
 }
 
-/** Interface §6.6, payment form: the payout fields plus amounts, currencies and redirect URLs. */
+/** The APM callback, payment form (docs/webhooks.md): the payout fields plus amounts, currencies and redirect URLs. */
 export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
   return {
     ...presentApmPayout(row, merchant),
@@ -68,11 +68,11 @@ export interface ApmCreateResponse {
   declineCode?: number;
   declineSubReason?: string;
   apmResponseData: Record<string, unknown>;
-  /** Payouts only (interface §4.12). */
+  /** Payouts only (docs/apm.md#payouts). */
   createdTime?: string;
 }
 
-/** The §4.11 / §4.12 create response: optional fields only when they apply. */
+/** The create response of a pay-in or payout: optional fields only when they apply. */
 export function presentCreate(row: TransactionRow, payout: boolean): ApmCreateResponse {
   const out: ApmCreateResponse = {
     transactionId: row.id,

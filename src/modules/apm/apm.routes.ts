@@ -39,7 +39,7 @@ const payloadField = (name: string) =>
     .optional()
     .openapi({ example: FIELD_EXAMPLES[name] });
 
-/** Interface §2.6 ApmPayload's own fields besides the method identifiers (CONTRACT §3 table). */
+/** ApmPayload's own fields besides the method identifiers (docs/apm.md table). */
 const PAYLOAD_FIELDS = {
   walletId: payloadField("walletId"),
   accountNumber: payloadField("accountNumber"),
@@ -82,15 +82,15 @@ const methodPayload = (m: ApmMethod) =>
 const PAYLOADS = new Map(METHODS.map((m) => [m.paymentMethod, methodPayload(m)]));
 
 /**
- * Interface §2.6 ApmPayload for one direction: one variant per method that direction takes, told
- * apart by paymentMethod (a discriminator), each with its own paymentType (CONTRACT §3 table).
+ * ApmPayload for one direction: one variant per method that direction takes, told
+ * apart by paymentMethod (a discriminator), each with its own paymentType (docs/apm.md table).
  */
 const apmPayloadFor = (direction: Direction) => {
   const variants = METHODS.filter((m) => m.directions.includes(direction)).map((m) => PAYLOADS.get(m.paymentMethod)!);
   return z
     .discriminatedUnion("paymentMethod", variants as [(typeof variants)[number], ...typeof variants])
     .superRefine((payload, ctx) => {
-      // interface §4.13 items 3-4: the encrypted flow's data, unless the decrypted flow's PAN is sent
+      // docs/wallets.md: the encrypted flow's data, unless the decrypted flow's PAN is sent
       if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
         ctx.addIssue({
           code: "invalid_type",
@@ -109,14 +109,14 @@ const apmPayloadFor = (direction: Direction) => {
 export const ApmPaymentPayloadSchema = apmPayloadFor("payin");
 export const ApmPayoutPayloadSchema = apmPayloadFor("payout");
 
-/** Interface §2.1 ApmBillingDetails: the card BillingDetails plus a required phone and national ids. */
+/** ApmBillingDetails (docs/gateway.md#requests-and-answers): the card BillingDetails plus a required phone and national ids. */
 export const ApmBillingDetailsSchema = BillingDetailsSchema.extend({
   phone: text(),
   ssn: z.string().optional(),
   identityCode: z.string().optional(),
 }).openapi("ApmBillingDetails");
 
-/** Interface §2.1 Device (APM): only ip required, plus acceptHeader. */
+/** Device of an APM request (docs/gateway.md#requests-and-answers): only ip required, plus acceptHeader. */
 export const ApmDeviceSchema = DeviceSchema.partial()
   .extend({ ip: DeviceSchema.shape.ip, acceptHeader: z.string().optional() })
   .openapi("ApmDevice");
@@ -130,7 +130,7 @@ const ChecksumSchema = text().openapi({
   description: "Base64(HMAC-SHA256(merchantSecret, `accountId|amount|currency|requestId`)), amount exactly as sent",
 });
 
-/** Fields of §4.11 that wallet pay-ins (paymentType MOBILE_WALLET) may leave out (CONTRACT §3 APM flows). */
+/** Fields of that wallet pay-ins (paymentType MOBILE_WALLET) may leave out (docs/apm.md). */
 const NOT_FOR_WALLETS = ["order", "billingDetails", "device", "callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
 
 export const ApmPaymentRequestSchema = z
@@ -231,7 +231,7 @@ const ApmCallbackSchema = z
     successRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
     failureRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
   })
-  .openapi("ApmCallback", { description: "Interface §6.6; also the info record of APM payments and payouts" });
+  .openapi("ApmCallback", { description: "docs/webhooks.md; also the info record of APM payments and payouts" });
 
 export type ApmInfoResponse = z.infer<typeof ApmCallbackSchema>;
 
@@ -302,7 +302,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /**
- * Runs before the body's validation on the APM create routes (CONTRACT §3 "APM methods"): the
+ * Runs before the body's validation on the APM create routes (docs/apm.md): the
  * method, its direction, paymentType and currency are judged first, because which fields a body
  * needs depends on them (a payout method sent as a pay-in is refused for its method, not for a
  * field only pay-ins check). A body that is not JSON is left to the validator.
@@ -364,7 +364,7 @@ export const apmStatusRoute = readRoute({
 export const apmInfoRoute = readRoute({
   path: "/payments/apm/info/{id}",
   tags,
-  summary: "An APM pay-in in the APM-callback shape (§6.6)",
+  summary: "An APM pay-in in the APM-callback shape (docs/webhooks.md)",
   example: ID_EXAMPLE,
   schema: ApmCallbackSchema,
   description: "The record",
@@ -377,7 +377,7 @@ export const createApmPayoutRoute = createRoute({
   tags,
   summary: "Create an APM payout (PENDING, then SUCCEED a virtual minute later; needs the Referer header)",
   request: {
-    headers: z.object({ referer: z.string().optional().openapi({ description: "Required (interface §4.12)" }) }),
+    headers: z.object({ referer: z.string().optional().openapi({ description: "Required (docs/apm.md#payouts)" }) }),
     body: {
       required: true,
       content: { "application/json": { schema: ApmPayoutRequestSchema, examples: payoutExamples() } },
@@ -392,7 +392,7 @@ export const createApmPayoutRoute = createRoute({
 export const apmPayoutInfoRoute = readRoute({
   path: "/payouts/apm/info/{id}",
   tags,
-  summary: "An APM payout: the webhook body (§4.12, §6.6 payout form)",
+  summary: "An APM payout: the webhook body (payout form)",
   example: ID_EXAMPLE,
   schema: ApmCallbackSchema,
   description: "The record",

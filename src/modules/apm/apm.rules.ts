@@ -1,5 +1,5 @@
 /**
- * The rules APM pay-ins and payouts share (CONTRACT §3 "APM methods", "APM flows"): the method's
+ * The rules APM pay-ins and payouts share (docs/apm.md): the method's
  * checks, the first status from an outcome, and the payload as it may be kept. Pure functions.
  */
 import { CARD_NUMBER_KEY, CVV_KEY, maskNumber } from "../../platform/cards.js";
@@ -9,7 +9,7 @@ import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
 import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from "./methods.js";
 
 /**
- * The apmPayload as it may be kept and echoed (apmRequestPayload, CONTRACT §3 "Hosted payment page"):
+ * The apmPayload as it may be kept and echoed (apmRequestPayload, docs/apm.md#the-hosted-payment-page):
  * the typed fields as sent or entered (bank account numbers and wallet ids are not card data, and a
  * test asserts what it sent), a wallet token without its data (nothing of a token sent beside a
  * decrypted PAN), a decrypted PAN as its card mask.
@@ -32,13 +32,13 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
   return out;
 }
 
-/** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (CONTRACT §3 "APM flows"). */
+/** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (docs/apm.md). */
 export const SETTLING: OutcomeSpec = { status: "PROCESSING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
 
 export type Start = "shopper" | "wallet" | "direct" | "payout";
 
 /**
- * The first status of an APM transaction from its outcome (CONTRACT §3 "APM methods", "APM flows"),
+ * The first status of an APM transaction from its outcome (docs/apm.md),
  * and the outcome whose deadline applies (none: waits for the page or the complete call).
  */
 export function firstStatus(spec: OutcomeSpec, start: Start): { status: string; declineCode: number | null; spec?: OutcomeSpec } {
@@ -68,7 +68,7 @@ const namesFor = (direction: Direction) =>
     .join(", ");
 
 /**
- * The method judgement of CONTRACT §3 "APM methods": the method must be one of the catalog's for
+ * The method judgement of docs/apm.md: the method must be one of the catalog's for
  * the route's direction, `paymentType` the method's own and the currency one it takes, else 400
  * naming `apmPayload.paymentMethod`, `apmPayload.paymentType` or `currency`. It reads values that
  * may not be validated yet (the APM create routes judge the raw body before its fields, since

@@ -1,6 +1,6 @@
 /**
- * APM pay-ins and payouts (interface §2.6, §4.11, §4.12, §4.13 items 3–4, §5 rules 5–7, §6.6;
- * CONTRACT §3 "APM methods", "APM request checksum", "APM flows"): kinds `apm_payment` and
+ * APM pay-ins and payouts (docs/apm.md, docs/apm.md#payouts, docs/wallets.md, docs/gateway.md#authentication, docs/webhooks.md;
+ * docs/apm.md#the-request-checksum): kinds `apm_payment` and
  * `apm_payout` on the one transaction lifecycle.
  *
  * How a transaction starts (the outcome engine decides first: profile "default", or the decrypted
@@ -55,7 +55,7 @@ export class ApmService {
   constructor(private readonly deps: ApmDeps) {}
 
   /**
-   * Interface §4.11, the one use case behind POST /payments/apm: accountId, amount, the method's
+   * docs/apm.md, the one use case behind POST /payments/apm: accountId, amount, the method's
    * direction/type/currency (the route judged these before the body's fields) and the request
    * checksum are checked first (400 naming the field, nothing written), then, idempotently on
    * requestId (operation "apm_payment"), the outcome.
@@ -114,7 +114,7 @@ export class ApmService {
   }
 
   /**
-   * Interface §4.12 POST /payouts/apm (CONTRACT §3): the Referer header is required (the handler
+   * POST /payouts/apm (docs/apm.md#payouts): the Referer header is required (the handler
    * passes it), then accountId, amount and method checks, then idempotently (operation "apm_payout")
    * PENDING that settles a virtual minute later, or FAILED at once when a payout rule declines.
    */
@@ -166,12 +166,12 @@ export class ApmService {
     return this.deps.lifecycle.getOwn(merchant, id, ["apm_payment"]);
   }
 
-  /** CONTRACT §3: APM pay-in info, the §6.6 payment callback body. */
+  /** docs/apm.md: APM pay-in info, the payment callback body. */
   paymentInfo(merchant: Merchant, id: string): Record<string, unknown> {
     return presentApmPayment(this.getOwnPayment(merchant, id), merchant);
   }
 
-  /** Interface §4.12 payout info: the §6.6 payout callback body; unknown or another merchant's → 404. */
+  /** Payout info (docs/apm.md#payouts): the payout callback body; unknown or another merchant's → 404. */
   payoutInfo(merchant: Merchant, id: string): Record<string, unknown> {
     return presentApmPayout(this.deps.lifecycle.getOwn(merchant, id, ["apm_payout"], "Payout"), merchant);
   }

@@ -1,5 +1,5 @@
 /**
- * The shopper's side of an APM transaction (CONTRACT §3 "Hosted payment page", "APM flows"): what
+ * The shopper's side of an APM transaction (docs/apm.md#the-hosted-payment-page): what
  * the HPP and QR pages show, and their answer. The pages need no auth (a shopper's browser opens
  * them); a transaction is found by its unguessable id.
  *
@@ -49,7 +49,7 @@ export class HostedPageService {
   }
 
   /**
-   * The shopper's answer on the HPP or QR page (CONTRACT §3 "Hosted payment page", "APM flows"):
+   * The shopper's answer on the HPP or QR page (docs/apm.md#the-hosted-payment-page):
    * `failure` → FAILED (declineCode 2); `success` needs every missing field, valid (else
    * FormRejected and nothing changes), stores them as entered (surrounding spaces trimmed; a wallet
    * token without its data, as for the request) and moves the

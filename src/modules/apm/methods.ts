@@ -1,5 +1,5 @@
 /**
- * The APM method catalog (CONTRACT §3 "APM methods"), read from fixtures/apm-methods.json, the one
+ * The APM method catalog (docs/apm.md), read from fixtures/apm-methods.json, the one
  * source of the methods, their directions, currencies, the apmPayload fields each needs and the
  * labels the hosted payment page shows. Routes build their enums from it; services look methods up.
  */
@@ -56,7 +56,7 @@ export const takesCurrency = (m: ApmMethod, currency: string): boolean =>
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== "";
 
 /**
- * The data-collection rule (interface §4.11 rules 1–2): the fields the HPP must still collect; empty
+ * The data-collection rule (docs/apm.md): the fields the HPP must still collect; empty
  * when the payload holds all the method needs. A wallet's `token` is also satisfied by `decrypted`.
  */
 export function missingFields(m: ApmMethod, payload: Record<string, unknown>): string[] {

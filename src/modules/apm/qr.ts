@@ -1,5 +1,5 @@
 /**
- * QR pay-ins (CONTRACT §3 "APM flows"): the deep link a payer's app opens and a real QR code of it.
+ * QR pay-ins (docs/apm.md): the deep link a payer's app opens and a real QR code of it.
  * UPI_QR: `upi://pay?pa=sandbox@upi&pn=<merchant>&am=<amount>&cu=INR&tr=<transactionId>` (NPCI's UPI
  * linking spec). PIX_QR: an EMV "copia e cola" BR Code (Banco Central do Brasil's Pix manual:
  * EMV MPM fields, GUI br.gov.bcb.pix, CRC16/CCITT-FALSE in field 63). `qrData` is a base64 PNG
@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 
 type QrLibs = { PNG: typeof import("pngjs").PNG; QRCode: typeof import("qrcode") };
 let libs: QrLibs | undefined;
-/** qrcode and pngjs load on the first QR pay-in (a fifth of the bundle a start need not parse, issue 19). */
+/** qrcode and pngjs load on the first QR pay-in (a fifth of the bundle a start need not parse). */
 function qrLibs(): QrLibs {
   if (!libs) {
     const require = createRequire(import.meta.url);

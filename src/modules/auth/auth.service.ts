@@ -1,7 +1,7 @@
 /**
- * Bearer tokens (interface §4.15, §5; CONTRACT §3): a JWT signed with `hono/jwt` (HS256) and
+ * Bearer tokens (docs/gateway.md#authentication): a JWT signed with `hono/jwt` (HS256) and
  * a per-instance secret kept in the database, valid 30 days of virtual time. A token follows its
- * merchant (issue 13): its `sv` claim is an HMAC of the merchant's secret at issue time, so a token
+ * merchant: its `sv` claim is an HMAC of the merchant's secret at issue time, so a token
  * issued before the secret changed (a scenario reloading the merchant) is refused.
  */
 import { createHmac } from "node:crypto";
@@ -67,7 +67,7 @@ export class AuthService {
 
   /**
    * The merchant whose key and secret these are, else 401 `Invalid merchant credentials`
-   * (interface §5 rule 4). Token issue and the report's header credentials share it.
+   * (docs/gateway.md#authentication). Token issue and the report's header credentials share it.
    */
   verifyCredentials(merchantKey: string | undefined, merchantSecret: string | undefined): Merchant {
     const m = merchantKey ? this.merchants.byKey(merchantKey) : undefined;

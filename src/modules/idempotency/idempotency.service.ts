@@ -1,5 +1,5 @@
 /**
- * Idempotency on `requestId` (interface §4.3 rule 4; CONTRACT §3), one mechanism for every
+ * Idempotency on `requestId` (docs/cards.md; docs/api.md), one mechanism for every
  * create endpoint. The stored response and its unique key are written in the same database
  * transaction as the create, so a duplicate — sequential or concurrent — never creates twice:
  * the same body replays the first response (HTTP 200), another body is a 409.
@@ -49,7 +49,7 @@ export function redactForHash(value: unknown, key?: string): unknown {
 const CARD_NUMBER = /^\d{12,19}$/;
 
 /**
- * `canonicalJson(redactForHash(value))` in one pass, without the redacted copy (issue 12: the
+ * `canonicalJson(redactForHash(value))` in one pass, without the redacted copy (the
  * hash of every create's body is on the hot path). Must stay byte for byte the same: stored
  * keys of a reused database are compared with it (a property test holds the two together).
  */

@@ -1,5 +1,5 @@
 /**
- * Merchants (CONTRACT §2): the built-in one, always present, and those scenario files add.
+ * Merchants (docs/api.md#built-in-merchant): the built-in one, always present, and those scenario files add.
  * Every resource belongs to one merchant; lookups are cached because every request needs one.
  */
 import type { Db } from "../../db/client.js";
@@ -69,7 +69,7 @@ export class MerchantService {
   }
 }
 
-/** 400 `Invalid field: <field>` unless the body names the authenticated merchant (CONTRACT §3). */
+/** 400 `Invalid field: <field>` unless the body names the authenticated merchant (docs/api.md). */
 export function requireOwnMerchant(merchant: Merchant, field: "mid" | "merchantId" | "accountId", value: string | number): void {
   if (String(merchant[field]) !== String(value)) throw invalidField(field);
 }

@@ -1,5 +1,5 @@
 /**
- * Card data at the edge (CONTRACT §3 test cards; house rule: numbers and CVVs are never stored
+ * Card data at the edge (docs/cards.md test cards; house rule: numbers and CVVs are never stored
  * or logged). A request's card is validated here and reduced to what may be kept: BIN, last 4,
  * length, expiry, holder, brand and the outcome profile. Card payments and tokenization share it.
  */
@@ -31,7 +31,7 @@ export interface CardOnFile {
   profile: string;
 }
 
-/** The reasons of `errors[]` (CONTRACT §3) for card fields. */
+/** The reasons of `errors[]` (docs/cards.md) for card fields. */
 export const EXP_MONTH_REASON = 'expected the month as two digits, "01" to "12"';
 export const EXP_YEAR_REASON = 'expected a four-digit year such as "2030"';
 
@@ -40,7 +40,7 @@ const YEAR = /^\d{4}$/;
 const CVV = /^\d{3,4}$/;
 
 /**
- * Validates a request card and drops the number (interface §2.1; CONTRACT §3): a number that
+ * Validates a request card and drops the number (docs/gateway.md#requests-and-answers, docs/cards.md): a number that
  * fails Luhn → `Invalid field: <path>.number`; expMonth not 01-12, expYear not YYYY or an expiry
  * before the current virtual month → `<path>.expMonth` / `<path>.expYear`; a CVV not 3-4 digits
  * → `<path>.cvv`. The card is valid through the last day of its expiry month (UTC).
@@ -77,7 +77,7 @@ export function readCard(card: CardInput, outcomes: Pick<OutcomeEngine, "profile
   };
 }
 
-/** The narrowest fixtures/bin-table.json range holding a BIN (brand, type, bank, country for tokens §2.2). */
+/** The narrowest fixtures/bin-table.json range holding a BIN (brand, type, bank, country for tokens). */
 export function lookupBin(bin: string): BinRange | undefined {
   let best: BinRange | undefined;
   for (const r of BIN_RANGES) {

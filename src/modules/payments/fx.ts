@@ -1,5 +1,5 @@
 /**
- * Currency conversion at authorization (CONTRACT §6): a merchant with a processingCurrency is
+ * Currency conversion at authorization (docs/scenarios.md): a merchant with a processingCurrency is
  * charged processedAmount = orderAmount × rate(processed)/rate(order), half-up at the processed
  * currency's precision. Rates are units per 1 EUR: fixtures/fx-rates.json, overridden by every
  * loaded scenario's `fxRates` (the last loaded wins).
@@ -35,7 +35,7 @@ export class FxRates {
   }
 
   /**
-   * The processed side of an order (CONTRACT §6). No processingCurrency, or the same currency →
+   * The processed side of an order (docs/scenarios.md). No processingCurrency, or the same currency →
    * unchanged with rate "1". Undefined when a rate is missing (the caller declines with 15).
    */
   apply(amountMinor: number, orderCurrency: string, processingCurrency: string | null): FxResult | undefined {

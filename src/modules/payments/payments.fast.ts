@@ -1,5 +1,5 @@
 /**
- * The card payment body's fast path (issue 19 item 4): a hand-written recogniser of a fully valid
+ * The card payment body's fast path (docs/performance.md): a hand-written recogniser of a fully valid
  * body that returns exactly what CardPaymentRequestSchema's parse returns for it (the same keys in
  * the same order, unknown keys stripped, nothing added), and undefined for anything it is not sure
  * of, which zod then parses as before: every 400 and its reasons still come from zod, and zod stays

@@ -5,7 +5,7 @@ import { gatewayRead } from "../../http/reads.js";
 import { type CardPaymentResponse, cardInfoRoute, cardStatusRoute, createCardPaymentRoute } from "./payments.routes.js";
 import type { PaymentService } from "./payments.service.js";
 
-/** Card payment create, status and info (interface §4.3, §4.4; CONTRACT §3), under /api/v1 and /v1. */
+/** Card payment create, status and info (docs/cards.md), under /api/v1 and /v1. */
 export function registerPayments(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {
   gatewayRoute(app, createCardPaymentRoute, (c) => {
     const result = ctx.payments.createCardPayment(c.get("merchant"), c.req.valid("json"));

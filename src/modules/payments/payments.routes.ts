@@ -87,7 +87,7 @@ export const CardCallbackSchema = z
     order: z.record(z.string(), z.unknown()),
     createdAt: instant(),
   })
-  .openapi("CardPaymentCallback", { description: "Interface §6.2; also the info record" });
+  .openapi("CardPaymentCallback", { description: "docs/webhooks.md; also the info record" });
 
 export type CardInfoResponse = z.infer<typeof CardCallbackSchema>;
 

@@ -1,5 +1,5 @@
 /**
- * Card authorizations (interface §3.1, §4.3, §4.4, §6.2; CONTRACT §3): card payments, and the same
+ * Card authorizations (docs/lifecycles.md, docs/cards.md, docs/webhooks.md): card payments, and the same
  * engine for one-click and subscription charges. Outcomes come only from the outcome engine; the
  * row, its callbacks and its deadlines go through the one transaction lifecycle.
  *
@@ -44,7 +44,7 @@ export interface AuthorizeInput {
   currency: string;
   flow: Flow;
   threeDSRequested: boolean;
-  /** Where §6.2 card callbacks go; null sends none (scheduled subscription charges: their §6.5 callback is the subscription's). */
+  /** Where card callbacks go; null sends none (scheduled subscription charges: their callback is the subscription's). */
   callbackUrl: string | null;
   successRedirectUrl: string | null;
   failureRedirectUrl: string | null;
@@ -66,7 +66,7 @@ export interface PaymentResult {
   row: TransactionRow;
 }
 
-/** Card-payment info (CONTRACT §3): the callback shape plus refundedAmount (order currency). */
+/** Card-payment info (docs/cards.md): the callback shape plus refundedAmount (order currency). */
 export type CardInfo = CardCallback & { refundedAmount: number };
 
 export interface PaymentDeps {
@@ -84,7 +84,7 @@ export class PaymentService {
   constructor(private readonly deps: PaymentDeps) {}
 
   /**
-   * Interface §4.3, the one use case behind POST /payments/card: the merchant's own mid, the amount
+   * docs/cards.md, the one use case behind POST /payments/card: the merchant's own mid, the amount
    * at the currency's precision and the card checked first (400 naming the field, nothing written),
    * then, idempotently on requestId (operation "card_payment"), the authorization.
    */
@@ -120,7 +120,7 @@ export class PaymentService {
   }
 
   /**
-   * Authorizes one card transaction (interface §4.3; CONTRACT §3, §6). Synchronous: call it INSIDE
+   * Authorizes one card transaction (docs/cards.md, docs/scenarios.md). Synchronous: call it INSIDE
    * a database transaction (the idempotency.run callback). Runs the outcome engine, applies FX,
    * and hands the row to the lifecycle (its callback, the deadline of a waiting state).
    */
@@ -192,7 +192,7 @@ export class PaymentService {
     return result;
   }
 
-  /** Interface §4.4 info (CONTRACT §3): the §6.2 shape with declineCode and refundedAmount. */
+  /** Card payment info (docs/cards.md): the callback shape with declineCode and refundedAmount. */
   info(row: TransactionRow): CardInfo {
     const refunded = this.deps.lifecycle.refundTotals(row.id).orderAmount;
     return {
@@ -201,12 +201,12 @@ export class PaymentService {
     };
   }
 
-  /** `{publicUrl}/sandbox/3ds/{id}` (CONTRACT §3 3DS challenge page). */
+  /** `{publicUrl}/sandbox/3ds/{id}` (docs/cards.md#3ds-challenge). */
   challengeUrl(id: string): string {
     return `${this.deps.publicUrl()}/sandbox/3ds/${encodeURIComponent(id)}`;
   }
 
-  /** A merchant's card transaction; another merchant's or an unknown id → 404 (CONTRACT §3). */
+  /** A merchant's card transaction; another merchant's or an unknown id → 404 (docs/cards.md). */
   getOwn(merchant: Merchant, id: string): TransactionRow {
     return this.deps.lifecycle.getOwn(merchant, id, CARD_KINDS);
   }
@@ -218,7 +218,7 @@ export class PaymentService {
   }
 
   /**
-   * The shopper's answer on the 3DS page (CONTRACT §3): success → SUCCEED, failure → FAILED 3,
+   * The shopper's answer on the 3DS page (docs/cards.md): success → SUCCEED, failure → FAILED 3,
    * with the webhook. Only from CUSTOMER_VERIFICATION, else 409 and nothing changes.
    */
   answerChallenge(id: string, outcome: "success" | "failure"): TransactionRow {

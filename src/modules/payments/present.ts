@@ -1,6 +1,6 @@
 /**
- * The wire shapes of a card transaction: the §6.2 card payment callback (also the info record,
- * CONTRACT §3) and the create response (§4.3). Amounts leave as JSON numbers (toMajorNumber).
+ * The wire shapes of a card transaction: the card payment callback (also the info record,
+ * docs/cards.md) and the create response (docs/cards.md). Amounts leave as JSON numbers (toMajorNumber).
  */
 
 import { toIso } from "../../platform/clock.js";
@@ -28,7 +28,7 @@ export interface CardCallback {
   createdAt: string;
 }
 
-/** Interface §6.2: the card payment callback body, field for field. */
+/** docs/webhooks.md: the card payment callback body, field for field. */
 export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
   return {
     transactionId: row.id,
@@ -58,7 +58,7 @@ export interface PaymentResponse {
   challengeUrlIframe?: string;
 }
 
-/** Interface §4.3 response: optional fields only when they apply. */
+/** The create response (docs/cards.md): optional fields only when they apply. */
 export function presentResponse(r: PaymentResponse): PaymentResponse {
   const out: PaymentResponse = { transactionId: r.transactionId, transactionStatus: r.transactionStatus };
   if (r.declineCode !== undefined) out.declineCode = r.declineCode;
@@ -68,9 +68,9 @@ export function presentResponse(r: PaymentResponse): PaymentResponse {
 }
 
 /**
- * The card kinds' descriptors (interface §6.2, §6.7): card payments, one-click charges and a
+ * The card kinds' descriptors (docs/webhooks.md): card payments, one-click charges and a
  * subscription's first charge all report by the card payment callback, signed with the
- * `card_payment` row. A scheduled subscription charge keeps no callbackUrl: its §6.5 callback is
+ * `card_payment` row. A scheduled subscription charge keeps no callbackUrl: its callback is
  * the subscription's.
  */
 export const CARD_DESCRIPTORS: KindDescriptor[] = (["card_payment", "card_charge", "subscription_charge"] as const).map(

@@ -5,7 +5,7 @@ import { gatewayRead } from "../../http/reads.js";
 import { createPayoutRoute, type PayoutCreateResponse, payoutInfoRoute, payoutStatusRoute } from "./payouts.routes.js";
 import type { PayoutService } from "./payouts.service.js";
 
-/** Card payouts: create, status and info (interface §4.9; CONTRACT §3), under /api/v1 and /v1. */
+/** Card payouts: create, status and info (docs/refunds-payouts.md#card-payouts, docs/refunds-payouts.md), under /api/v1 and /v1. */
 export function registerPayouts(app: OpenAPIHono<AppEnv>, ctx: { payouts: PayoutService }) {
   gatewayRoute(app, createPayoutRoute, (c) => {
     const result = ctx.payouts.create(c.get("merchant"), c.req.valid("json"));

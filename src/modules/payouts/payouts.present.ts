@@ -1,5 +1,5 @@
 /**
- * The wire shape of a card payout: the §6.3 payout callback, also its info record (§2.5), and the
+ * The wire shape of a card payout: the payout callback, also its info record (docs/refunds-payouts.md), and the
  * payout kind's descriptor (signed with the `card_payout` row: transactionId, requestId,
  * transactionStatus).
  */
@@ -22,7 +22,7 @@ export interface PayoutCallback {
   createdAt: string;
 }
 
-/** Interface §6.3, field for field. */
+/** The card payout callback, field for field (docs/webhooks.md). */
 export function presentPayout(row: TransactionRow, merchant: Pick<Merchant, "mid">): PayoutCallback {
   return {
     transactionId: row.id,

@@ -14,7 +14,7 @@ import {
 
 const tags = ["Card payouts"];
 
-/** Interface §2.1 CardDetails (card payout): cardHolder required, cvv optional. */
+/** CardDetails of a card payout (docs/gateway.md#requests-and-answers): cardHolder required, cvv optional. */
 export const PayoutCardSchema = CardSchema.omit({ cardHolderName: true, requestThreeDSecure: true, cvv: true })
   .extend({
     cardHolder: text().openapi({ example: "Jane Doe" }),
@@ -22,7 +22,7 @@ export const PayoutCardSchema = CardSchema.omit({ cardHolderName: true, requestT
   })
   .openapi("PayoutCardDetails");
 
-/** Interface §2.1 BillingDetails (card payout form): every field optional. */
+/** BillingDetails of a card payout (docs/gateway.md#requests-and-answers): every field optional. */
 export const PayoutBillingDetailsSchema = z
   .object({
     firstName: z.string().optional(),
@@ -48,7 +48,7 @@ export const PayoutRequestSchema = z
     }),
     card: PayoutCardSchema,
     billingDetails: PayoutBillingDetailsSchema.optional(),
-    callbackUrl: httpUrl().optional().openapi({ description: "Where the §6.3 payout callbacks go" }),
+    callbackUrl: httpUrl().optional().openapi({ description: "Where the payout callbacks go" }),
     metadata: MetadataSchema.optional(),
   })
   .openapi("CardPayoutRequest");
@@ -82,7 +82,7 @@ export const PayoutInfoSchema = z
     callbackUrl: z.string().nullable(),
     createdAt: instant(),
   })
-  .openapi("CardPayoutCallback", { description: "Interface §6.3; also the info record (§2.5)" });
+  .openapi("CardPayoutCallback", { description: "docs/webhooks.md; also the info record (docs/refunds-payouts.md)" });
 
 export const createPayoutRoute = createRoute({
   method: "post",

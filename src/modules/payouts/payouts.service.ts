@@ -1,5 +1,5 @@
 /**
- * Card payouts (interface §4.9, §6.3; CONTRACT §3 "Refunds and card payouts"): funds sent to a
+ * Card payouts (docs/refunds-payouts.md#card-payouts, docs/webhooks.md, docs/refunds-payouts.md): funds sent to a
  * card, a transaction of kind `card_payout` on the one lifecycle. The card's payout column (or an
  * `operation: payout` rule) decides: an approving outcome answers PENDING and settles SUCCEED a
  * virtual minute later; a declining one answers FAILED at once with its declineCode. A payout
@@ -47,7 +47,7 @@ export class PayoutService {
   constructor(private readonly deps: PayoutDeps) {}
 
   /**
-   * Interface §4.9, idempotent on requestId (operation "card_payout"). The mid, amount and card are
+   * docs/refunds-payouts.md#card-payouts, idempotent on requestId (operation "card_payout"). The mid, amount and card are
    * checked first (400 naming the field, nothing written), then the outcome, the row and its callback.
    */
   create(merchant: Merchant, body: PayoutRequest): IdempotentResult<PayoutResponse> {

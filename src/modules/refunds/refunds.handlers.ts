@@ -5,7 +5,7 @@ import { gatewayRead } from "../../http/reads.js";
 import { createRefundRoute, type RefundCreateResponse, refundInfoRoute, refundStatusRoute } from "./refunds.routes.js";
 import type { RefundService } from "./refunds.service.js";
 
-/** Card refunds: create, status and info (interface §4.10; CONTRACT §3), under /api/v1 and /v1. */
+/** Card refunds: create, status and info (docs/refunds-payouts.md#refunds, docs/refunds-payouts.md), under /api/v1 and /v1. */
 export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: { refunds: RefundService }) {
   gatewayRoute(app, createRefundRoute, (c) => {
     const result = ctx.refunds.create(c.get("merchant"), c.req.valid("json"));

@@ -1,5 +1,5 @@
 /**
- * The wire shapes of a refund: the §6.4 refund callback, the §4.10 info record, and the refund
+ * The wire shapes of a refund: the refund callback, the info record, and the refund
  * kind's descriptor (signed with the `refund` row: transactionId, requestId, transactionStatus).
  * `transactionId` is the refunded transaction; `totalAmount` the processed-currency amount.
  */
@@ -20,7 +20,7 @@ export interface RefundCallback {
   createdAt: string;
 }
 
-/** Interface §6.4, field for field. */
+/** The refund callback, field for field (docs/webhooks.md). */
 export function presentRefundCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundCallback {
   return {
     transactionId: row.parentId ?? "",
@@ -48,7 +48,7 @@ export interface RefundInfo {
   metadata: Record<string, string> | null;
 }
 
-/** Interface §4.10 info: the §2.5 record; declineCode only when FAILED. */
+/** Refund info (docs/refunds-payouts.md#refunds): the stored record; declineCode only when FAILED. */
 export function presentRefundInfo(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundInfo {
   const { declineCode, refundId, transactionId, ...rest } = presentRefundCallback(row, merchant);
   const info: RefundInfo = { refundId, transactionId, ...rest, metadata: row.metadata ?? null };

@@ -14,7 +14,7 @@ export const RefundRequestSchema = z
       description: "In the order currency; the refunds that are not FAILED add up to the order amount at most",
     }),
     reason: text().openapi({ example: "customer request" }),
-    callbackUrl: httpUrl().optional().openapi({ description: "Where the §6.4 refund callbacks go (none without it)" }),
+    callbackUrl: httpUrl().optional().openapi({ description: "Where the refund callbacks go (none without it)" }),
     metadata: MetadataSchema.optional(),
   })
   .openapi("RefundRequest");
@@ -43,12 +43,12 @@ export const RefundInfoSchema = z
     mid: z.string(),
     transactionStatus: z.string(),
     declineCode: DeclineCodeSchema.optional().openapi({ description: "Only when FAILED" }),
-    totalAmount: z.number().openapi({ description: "In the processed currency of the original (interface §4.10 FX rule)" }),
+    totalAmount: z.number().openapi({ description: "In the processed currency of the original (docs/refunds-payouts.md)" }),
     callbackUrl: z.string().nullable(),
     createdAt: instant(),
     metadata: z.record(z.string(), z.string()).nullable(),
   })
-  .openapi("RefundInfo", { description: "Interface §2.5 / §4.10" });
+  .openapi("RefundInfo", { description: "A refund's info record (docs/refunds-payouts.md)" });
 
 export const createRefundRoute = createRoute({
   method: "post",

@@ -1,16 +1,16 @@
 /**
- * Card refunds (interface §4.10, §6.4; CONTRACT §3 "Refunds and card payouts"): whole or partial
+ * Card refunds (docs/refunds-payouts.md#refunds, docs/webhooks.md, docs/refunds-payouts.md): whole or partial
  * refunds of a SUCCEED card transaction of the same merchant, each a transaction of kind `refund`
  * on the one lifecycle (PENDING, SUCCEED a virtual minute later, or what an `operation: refund`
  * rule says). When the SUCCEED refunds reach the order amount the original becomes REFUNDED, with
  * its own card callback.
  *
- * FX (interface §4.10): a refund of a converted payment refunds its share of the processed amount,
+ * FX (docs/refunds-payouts.md#refunds): a refund of a converted payment refunds its share of the processed amount,
  * rounded half up in the processed currency; the refund that brings the refunds (not FAILED) to the
  * order amount gets exactly what is left, so the parts always add up to processedAmount.
  *
  * LIMITATIONS:
- * - refunds of APM payments are not offered (CONTRACT: card transactions only);
+ * - refunds of APM payments are not offered (card transactions only, docs/refunds-payouts.md);
  * - a refund that later FAILS frees its amount again, but the FX remainder given to an earlier "last"
  *   refund is not recomputed.
  */
@@ -33,7 +33,7 @@ import { EMPTY_ROW } from "../transactions/transactions.repo.js";
 import { presentRefundInfo, type RefundInfo } from "./refunds.present.js";
 import type { RefundRequest } from "./refunds.routes.js";
 
-/** Kinds a refund may refund (CONTRACT §3). */
+/** Kinds a refund may refund (docs/refunds-payouts.md). */
 export const REFUNDABLE_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
 
 export interface RefundResponse {
@@ -61,7 +61,7 @@ export class RefundService {
   constructor(private readonly deps: RefundDeps) {}
 
   /**
-   * Interface §4.10, idempotent on requestId (operation "refund"). Inside one IMMEDIATE
+   * docs/refunds-payouts.md#refunds, idempotent on requestId (operation "refund"). Inside one IMMEDIATE
    * transaction: the original (unknown or another merchant's → 404 `Transaction not found: <id>`;
    * not SUCCEED → 400 `Invalid field: transactionId`), the amount at the order currency's precision
    * and within what is left (else 400 `Invalid field: amount`), the outcome, the row and its
@@ -151,7 +151,7 @@ export class RefundService {
 
   /**
    * A lifecycle settled listener, inside its transaction: when a refund succeeds and the SUCCEED
-   * refunds reach the order amount, the original becomes REFUNDED with its card callback (CONTRACT §3).
+   * refunds reach the order amount, the original becomes REFUNDED with its card callback (docs/refunds-payouts.md).
    */
   onSettled(row: TransactionRow): void {
     if (row.kind !== "refund" || row.status !== "SUCCEED" || !row.parentId) return;

@@ -1,5 +1,5 @@
 /**
- * The report's two file formats (CONTRACT §3 "Transaction report"): CSV (RFC 4180, UTF-8, CRLF,
+ * The report's two file formats (docs/report.md): CSV (RFC 4180, UTF-8, CRLF,
  * a header row) and an Office Open XML workbook (.xlsx, one sheet, typed cells, reports.xlsx.ts).
  * The columns are data (COLUMNS): each says its CSV text and its cell; both formats read the
  * same list, so they cannot drift apart. The CSV encoder writes a line straight from the database
@@ -72,7 +72,7 @@ const time = (header: "createdAt" | "lastModifiedAt"): Column => ({
   numFmt: TIME_FMT,
 });
 
-/** The report's columns, in CONTRACT §3's order (CSV fields and .xlsx cells). */
+/** The report's columns, in docs/report.md's order (CSV fields and .xlsx cells). */
 export const COLUMNS: readonly Column[] = [
   text("transactionId", 24),
   text("type", 21),

@@ -8,7 +8,7 @@ import { reportRoute } from "./reports.routes.js";
 import { openReport } from "./reports.service.js";
 
 /**
- * The transaction report (interface §4.14, §5 rule 4; CONTRACT §3), under /api/v1 and /v1.
+ * The transaction report (docs/report.md, docs/gateway.md#authentication; docs/report.md), under /api/v1 and /v1.
  * Credentials come in headers, checked before the body so wrong credentials are always a 401;
  * every error of the route is `{ error }` (src/http/gateway.ts errorFieldFor).
  */
@@ -22,7 +22,7 @@ export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { auth: AuthServi
       type: "apiKey",
       in: "header",
       name: name === "MerchantKey" ? "x-merchant-key" : "x-merchant-secret",
-      description: "The report's credentials (interface §5 rule 4): the merchant key and secret",
+      description: "The report's credentials (docs/gateway.md#authentication): the merchant key and secret",
     });
   }
   gatewayRoute(app, { ...reportRoute, middleware: [merchantHeaders] }, (c) => {

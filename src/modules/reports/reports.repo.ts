@@ -2,7 +2,7 @@ import type { Database, Statement } from "better-sqlite3";
 import { cardMask } from "../../platform/cards.js";
 import { KIND_FACTS, type TransactionKind } from "../transactions/kinds.js";
 
-/** One row of the report, the columns of CONTRACT §3 in order (amounts in minor units, times in virtual ms). */
+/** One row of the report, the columns of docs/report.md in order (amounts in minor units, times in virtual ms). */
 export interface ReportRow {
   transactionId: string;
   type: string;

@@ -4,7 +4,7 @@ import { jsonBody } from "../../http/schemas.js";
 const DATE = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
 /**
- * `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (interface §4.14) as UTC parts, or undefined when the
+ * `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS` (docs/report.md) as UTC parts, or undefined when the
  * text is neither or names no real instant (2026-02-30, 24:00:00).
  */
 export function parseReportDate(text: string): { ms: number; hasTime: boolean } | undefined {
@@ -58,7 +58,7 @@ export const ReportRequestSchema = z
 
 export type ReportRequest = z.infer<typeof ReportRequestSchema>;
 
-/** The report's own error body (interface §4.14, §7): `{ error }`, not `{ errorMessage }`. */
+/** The report's own error body (docs/report.md, docs/api.md#errors): `{ error }`, not `{ errorMessage }`. */
 export const ReportErrorSchema = z
   .object({ error: z.string().openapi({ example: "Invalid merchant credentials" }) })
   .openapi("ReportError");

@@ -1,11 +1,11 @@
 /**
- * The transaction report (interface §4.14; CONTRACT §3 "Transaction report"): the merchant's
+ * The transaction report (docs/report.md): the merchant's
  * transactions of every kind in a UTC range, oldest first, as CSV or an .xlsx workbook, streamed
  * so memory does not grow with the row count.
  *
  * On a database file the rows are read and encoded in a worker thread (reports.thread.ts,
  * reports.worker.ts) with its own read-only connection, in one read transaction: the report is
- * one consistent snapshot, and the server's event loop only passes the bytes on (issue 19). A
+ * one consistent snapshot, and the server's event loop only passes the bytes on (docs/performance.md). A
  * `:memory:` database (tests) cannot be opened by a second connection: there the report is read
  * page by page on the request's thread and encoded by the same encoder, to the same bytes.
  *
@@ -29,7 +29,7 @@ import { reportInWorker } from "./reports.thread.js";
 
 export { REPORT_PAGE_ROWS } from "./reports.repo.js";
 
-/** The inclusive UTC range of a request (CONTRACT §3): a bare dateTo is the end of that day, a timed one the end of that second. */
+/** The inclusive UTC range of a request (docs/report.md): a bare dateTo is the end of that day, a timed one the end of that second. */
 export function reportRange(req: Pick<ReportRequest, "dateFrom" | "dateTo">): { fromMs: number; toMs: number } {
   const from = parseReportDate(req.dateFrom);
   const to = parseReportDate(req.dateTo);

@@ -1,5 +1,5 @@
 /**
- * The report's worker thread (issue 19): reads the rows with its own read-only connection inside
+ * The report's worker thread (docs/performance.md): reads the rows with its own read-only connection inside
  * ONE read transaction (WAL: one consistent snapshot, however long the stream, while the server
  * goes on writing) and encodes them (reports.formats.ts), so neither the reading nor the formatting
  * of a million rows runs on the server's event loop. Bytes go back to the request's thread in

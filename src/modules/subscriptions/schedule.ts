@@ -1,5 +1,5 @@
 /**
- * Subscription date math (interface §2.1 Plan, §4.5; CONTRACT §3 Subscriptions), on UTC calendar
+ * Subscription date math (docs/gateway.md#requests-and-answers, docs/subscriptions.md), on UTC calendar
  * dates written `YYYY-MM-DD`. A schedule is an anchor date plus a period; its k-th slot is
  * `anchor + k × period`, always computed from the anchor so month-end clamping never drifts
  * (Jan 31 → Feb 28 → Mar 31, not Mar 28).
@@ -25,7 +25,7 @@ export function isIsoDate(value: string): boolean {
   return !Number.isNaN(ms) && toDateString(ms) === value;
 }
 
-/** 00:00 UTC of a date: the instant a charge on that date is due (CONTRACT §3 Subscriptions). */
+/** 00:00 UTC of a date: the instant a charge on that date is due (docs/subscriptions.md). */
 export const midnightOf = (date: string): number => Date.parse(`${date}T00:00:00Z`);
 
 export const addDays = (date: string, days: number): string => toDateString(midnightOf(date) + days * DAY_MS);
@@ -64,7 +64,7 @@ export function slotIndexAt(anchor: string, p: Period, date: string): number {
 /**
  * The first slot strictly after `date`: where a successful charge on `date` moves the schedule.
  * Remembered (a pure function): a billing run moves many subscriptions of the same start date and
- * period from the same date, and the month arithmetic was 3% of a charge (issue 19).
+ * period from the same date, and the month arithmetic was 3% of a charge's time when measured.
  */
 export function slotAfter(anchor: string, p: Period, date: string): string {
   const key = `${anchor} ${p.frequency} ${p.interval} ${date}`;

@@ -1,9 +1,9 @@
 /**
- * The billing run of subscriptions (interface §3.2, §6.5, §8; CONTRACT §3 Subscriptions, Time): the
+ * The billing run of subscriptions (docs/lifecycles.md#subscriptions, docs/webhooks.md, docs/gateway.md#how-faithful, docs/subscriptions.md): the
  * scheduler's BillingSource. Each due subscription is charged on the card payment path (kind
  * "subscription_charge") and its outcome moves the schedule: success → failureCount 0 and the next
  * slot; failure → retried the next day, and after maxRetries consecutive failures PAUSED; past
- * endDate → CANCELED. Each scheduled charge is reported by a §6.5 subscription callback, in the
+ * endDate → CANCELED. Each scheduled charge is reported by a subscription callback, in the
  * same database transaction as the charge.
  *
  * LIMITATIONS:
@@ -60,7 +60,7 @@ export interface BillingDeps {
 
 /**
  * One charge of a subscription on the card payment path. The first charge reports by a card
- * callback (CONTRACT §3); scheduled ones keep no callbackUrl: their §6.5 callback is the subscription's.
+ * callback (docs/subscriptions.md); scheduled ones keep no callbackUrl: their callback is the subscription's.
  */
 export function chargeSubscription(
   payments: PaymentService,
@@ -105,10 +105,10 @@ export class SubscriptionBilling {
   }
 
   /**
-   * The scheduler's batch (CONTRACT §3 Subscriptions, Time): up to `limit` subscriptions due by
-   * `now`, in ONE database transaction with their charge rows and §6.5 callbacks, so a crash
+   * The scheduler's batch (docs/subscriptions.md): up to `limit` subscriptions due by
+   * `now`, in ONE database transaction with their charge rows and callbacks, so a crash
    * never charges twice. The batch ends early, after at least one row, once `performance.now()`
-   * passes `deadline` (issue 19: a batch holds the event loop a few ms, not 100 charges' worth);
+   * passes `deadline` (a batch holds the event loop a few ms, not 100 charges' worth);
    * the rows it read but did not reach stay due and come first in the next batch, in the same
    * order. Returns how many rows it handled, how many charges it made, and whether more may be due.
    */
@@ -139,12 +139,12 @@ export class SubscriptionBilling {
       let after: DueCursor = DUE_START;
       while (rows < limit) {
         // a few rows at a time (keyset pages): a batch that ends at its deadline has read few it
-        // did not reach, however many it was allowed (issue 19)
+        // did not reach, however many it was allowed
         const want = Math.min(DUE_PAGE, limit - rows);
         const page = this.repo.dueRows(status, now, want, after);
         after = page.end;
-        // which of them have an earlier §6.5 callback still pending (their orderKey is the
-        // subscription's id): asked once per page, not once per charge (issue 19)
+        // which of them have an earlier callback still pending (their orderKey is the
+        // subscription's id): asked once per page, not once per charge
         let pending: Set<string> | undefined;
         const pendingOf = (id: string) => {
           pending ??= this.deps.outbox.pendingOrderKeys(page.rows.map((d) => d.sub.id));
@@ -202,7 +202,7 @@ export class SubscriptionBilling {
   }
 
   /**
-   * A scheduled charge's final outcome: move the schedule and send the §6.5 callback. `pending`:
+   * A scheduled charge's final outcome: move the schedule and send the callback. `pending`:
    * whether an earlier callback of the subscription is still pending, when the caller knows.
    */
   private applyOutcome(sub: SubscriptionRow, tx: TransactionRow, chargeDate: string, now: number, pending?: boolean): void {

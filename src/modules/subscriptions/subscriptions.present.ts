@@ -1,5 +1,5 @@
 /**
- * The wire shapes of a subscription: the §4.5 create response and the §2.3/§4.6 record.
+ * The wire shapes of a subscription: the create response and the Subscription record (docs/subscriptions.md).
  */
 import { toIso } from "../../platform/clock.js";
 import { formatAmount } from "../../platform/money.js";
@@ -8,7 +8,7 @@ import type { Frequency } from "./schedule.js";
 import type { LatestCharge, SubscriptionRow } from "./subscriptions.repo.js";
 import { type SubscriptionStatus, visibleNext } from "./subscriptions.rules.js";
 
-/** Interface §4.5 response (plus `status`, null when no subscription was created). */
+/** The create response (docs/subscriptions.md), plus `status`, null when no subscription was created). */
 export interface CreateView {
   subscriptionId: string | null;
   status: SubscriptionStatus | null;
@@ -20,7 +20,7 @@ export interface CreateView {
   nextChargeDate: string | null;
 }
 
-/** Interface §2.3/§4.6. */
+/** The Subscription object (docs/subscriptions.md). */
 export interface SubscriptionView extends CreateView {
   subscriptionId: string;
   status: SubscriptionStatus;
@@ -51,7 +51,7 @@ export function createView(s: SubscriptionRow | null, r: PaymentResult | null, c
   };
 }
 
-/** Interface §2.3/§4.6: a row with its latest charge (and that charge's challenge URL while it waits for 3DS). */
+/** The Subscription object (docs/subscriptions.md) of a row with its latest charge (and that charge's challenge URL while it waits for 3DS). */
 export function presentSubscription(
   s: SubscriptionRow,
   latest: LatestCharge | undefined,

@@ -69,7 +69,7 @@ export class SubscriptionsRepo {
         .prepare(),
     );
     this.earliestStmt = lazy(() => db.$client.prepare(EARLIEST_SQL).pluck(true));
-    // better-sqlite3 directly, raw rows (issue 19: drizzle's row mapping was half of this read's
+    // better-sqlite3 directly, raw rows (drizzle's row mapping was half of this read's
     // cost over 1,000,000 due rows); the same columns, order and values as the drizzle select was
     this.dueStmt = lazy(() => db.$client.prepare(DUE_SQL).raw(true));
     this.latestStmt = lazy(() =>
@@ -115,7 +115,7 @@ export class SubscriptionsRepo {
 
   /**
    * Up to `limit` rows of one status due by `now`, oldest first, with their token's card, after
-   * `after` (keyset pages: a billing batch reads a few at a time, issue 19), and where they end.
+   * `after` (keyset pages: a billing batch reads a few at a time), and where they end.
    */
   dueRows(status: string, now: number, limit: number, after: DueCursor = DUE_START): { rows: DueRow[]; end: DueCursor } {
     const raws = this.dueStmt.all(status, now, after[0], after[1], limit) as unknown[][];

@@ -1,5 +1,5 @@
 /**
- * The plan rules of subscriptions (interface §2.1 Plan, §3.2; CONTRACT §3 Subscriptions): statuses
+ * The plan rules of subscriptions (docs/gateway.md#requests-and-answers, docs/lifecycles.md#subscriptions, docs/subscriptions.md): statuses
  * and the PUT moves between them, plan validation, and when the scheduler must look at a row.
  * Pure functions over rows; no database.
  */
@@ -34,7 +34,7 @@ const move = (from: SubscriptionMove["from"], to: SubscriptionMove["to"], via: S
 });
 
 /**
- * Every status move of a subscription (interface §3.2; CONTRACT §3 Subscriptions), as data: the
+ * Every status move of a subscription (docs/lifecycles.md#subscriptions, docs/subscriptions.md), as data: the
  * PUT moves (ALLOWED_MOVES) are read from it, every other move the service and the billing run make
  * is asserted against it, and `npm run docs:diagrams` draws docs/lifecycles.md from it.
  */
@@ -142,7 +142,7 @@ interface Plan extends Period {
 }
 
 /**
- * Interface §2.1 Plan with the sandbox's checks: amount at the currency's precision, interval 1 to
+ * docs/gateway.md#requests-and-answers with the sandbox's checks: amount at the currency's precision, interval 1 to
  * MAX_INTERVAL, startDate a date not before today, endDate a date not before startDate.
  */
 export function readPlan(plan: PlanInput, today: string): Plan {

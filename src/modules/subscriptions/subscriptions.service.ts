@@ -1,5 +1,5 @@
 /**
- * Recurring subscriptions: the commands (interface §2.3, §4.5–§4.8, §7; CONTRACT §3 Subscriptions).
+ * Recurring subscriptions: the commands (docs/subscriptions.md, docs/api.md#errors).
  * The billing run is subscriptions.billing.ts, the plan rules subscriptions.rules.ts, the wire
  * shapes subscriptions.present.ts.
  *
@@ -71,7 +71,7 @@ export interface SubscriptionDeps {
   idempotency: IdempotencyService;
   payments: PaymentService;
   tokens: TokenService;
-  /** SANDBOX_MAX_RETRIES: consecutive failures that pause a subscription (interface §8). */
+  /** SANDBOX_MAX_RETRIES: consecutive failures that pause a subscription (docs/gateway.md#how-faithful). */
   maxRetries: number;
 }
 
@@ -83,8 +83,8 @@ export class SubscriptionService {
   }
 
   /**
-   * Interface §4.5, idempotent (operation "subscription"). Validates the plan, resolves the token
-   * and billing details (§7 messages), then TRIALING, or the first charge now (kind
+   * docs/subscriptions.md, idempotent (operation "subscription"). Validates the plan, resolves the token
+   * and billing details (messages), then TRIALING, or the first charge now (kind
    * "subscription_charge", flow "recurring_first", reported by a card callback).
    */
   create(merchant: Merchant, input: CreateInput): IdempotentResult<CreateView> {
@@ -161,13 +161,13 @@ export class SubscriptionService {
     );
   }
 
-  /** Interface §4.6: unknown → 400 `Subscription not found: <id>`; another merchant's → §7 message. */
+  /** docs/subscriptions.md: unknown → 400 `Subscription not found: <id>`; another merchant's → its own message (docs/api.md#errors). */
   get(merchant: Merchant, id: string): SubscriptionView {
     return this.view(this.own(merchant, id));
   }
 
   /**
-   * Interface §4.7: plan fields and status. Plan changes apply from the next charge (a new period
+   * docs/subscriptions.md: plan fields and status. Plan changes apply from the next charge (a new period
    * or startDate re-anchors the schedule there); refused status moves → 400 `Invalid field:
    * status` and nothing changes. Resuming resets failureCount and charges next on the first slot
    * on or after today.
@@ -200,7 +200,7 @@ export class SubscriptionService {
     return this.view(updated);
   }
 
-  /** Interface §4.8: CANCELED, no further charge; again on a canceled one is a no-op (204). */
+  /** docs/subscriptions.md: CANCELED, no further charge; again on a canceled one is a no-op (204). */
   cancel(merchant: Merchant, id: string): void {
     inTransaction(this.deps.db, () => {
       const s = this.own(merchant, id);

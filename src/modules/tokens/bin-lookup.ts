@@ -1,5 +1,5 @@
 /**
- * The BIN-derived fields of a token (interface §2.2: cardBrand, cardType, issuingBank,
+ * The BIN-derived fields of a token (docs/tokens.md: cardBrand, cardType, issuingBank,
  * cardCountry) from fixtures/bin-table.json. The narrowest matching range wins (so a test card's
  * own six-digit entry beats its scheme's range); a field the winning range leaves out is null.
  * The range search itself is the card module's `lookupBin`, shared with card payments.
@@ -15,7 +15,7 @@ export interface BinInfo {
 
 const UNKNOWN: BinInfo = { cardBrand: null, cardType: null, issuingBank: null, cardCountry: null };
 
-/** Interface §2.2: what the BIN table knows about a card's first six digits. */
+/** docs/tokens.md: what the BIN table knows about a card's first six digits. */
 export function binInfo(bin: string): BinInfo {
   const r = lookupBin(bin);
   if (!r) return UNKNOWN;

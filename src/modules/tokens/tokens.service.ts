@@ -1,11 +1,11 @@
 /**
- * Card tokens and one-click charges (interface §2.2, §4.1, §4.2, §7; CONTRACT §3). A token keeps
+ * Card tokens and one-click charges (docs/tokens.md, docs/api.md#errors). A token keeps
  * what a card-on-file may keep (BIN, last 4, expiry, holder, BIN data, outcome profile), the
  * billing details and metadata given at tokenization, and belongs to one merchant. A one-click
  * charge resolves the token and then runs exactly the card payment path (`payments.authorize`).
  *
  * LIMITATIONS:
- * - tokenization sends no webhook and starts no 3DS (interface §4.1 rule 1); every test card
+ * - tokenization sends no webhook and starts no 3DS (docs/tokens.md); every test card
  *   tokenizes, outcomes differ at charge time;
  * - socialSecurityNumber is accepted and dropped, never stored;
  * - the token's lifetime gates one-click charges and subscription creation; a subscription that
@@ -38,7 +38,7 @@ export interface TokenizeInput {
   socialSecurityNumber?: string | null | undefined;
 }
 
-/** Interface §2.2. */
+/** The Token object (docs/tokens.md). */
 export interface TokenView {
   token: string;
   cardMask: string;
@@ -77,12 +77,12 @@ export interface TokenDeps {
   outcomes: OutcomeEngine;
   idempotency: IdempotencyService;
   payments: PaymentService;
-  /** SANDBOX_TOKEN_TTL_DAYS: the default token lifetime (interface §4.1 rule 3). */
+  /** SANDBOX_TOKEN_TTL_DAYS: the default token lifetime (docs/tokens.md). */
   tokenTtlDays: number;
 }
 
 /**
- * `tok_****wxyz`: the token in error messages (interface §7 `<masked token>`). Keeps an id prefix
+ * `tok_****wxyz`: the token in error messages (docs/api.md#errors `<masked token>`). Keeps an id prefix
  * (up to the first `_`) and the last 4 characters; a string shorter than 8 after the prefix
  * shows no characters at all, so a short guess is never echoed whole.
  */
@@ -113,7 +113,7 @@ export class TokenService {
   }
 
   /**
-   * Interface §4.1: vaults a card, synchronously and idempotently (operation "tokenize"). The
+   * docs/tokens.md: vaults a card, synchronously and idempotently (operation "tokenize"). The
    * token lives the shorter of tokenTtlDays from now and the requested expirationDate (rule 3);
    * a requested date before today → 400 `Invalid field: expirationDate`.
    */
@@ -161,7 +161,7 @@ export class TokenService {
   }
 
   /**
-   * A merchant's live token (interface §4.1 rule 4, §7). Unknown, another merchant's, or past
+   * A merchant's live token (docs/tokens.md, docs/api.md#errors). Unknown, another merchant's, or past
    * its expirationDate on the virtual clock → 400 `Token not found or expired: <masked token>`.
    */
   resolve(merchant: Merchant, token: string): TokenRow {
@@ -174,7 +174,7 @@ export class TokenService {
   }
 
   /**
-   * Interface §4.2 one-click charge: resolve the token, fall back to its billing details, then the
+   * The one-click charge (docs/tokens.md): resolve the token, fall back to its billing details, then the
    * card payment path (kind "card_charge", flow "payment") with idempotency (operation
    * "card_charge").
    */
@@ -212,14 +212,14 @@ export class TokenService {
   }
 }
 
-/** Interface §4.2/§4.5: the request's billing details, else the token's, else 400 (§7). */
+/** docs/tokens.md, docs/subscriptions.md: the request's billing details, else the token's, else 400 (docs/api.md#errors). */
 export function billingOf(fromRequest: Record<string, unknown> | undefined, token: TokenRow): Record<string, unknown> {
   const b = fromRequest ?? token.billingDetails;
   if (!b) throw badRequest("Billing details missing from both request and token");
   return b;
 }
 
-/** Interface §2.2: the Token object of a stored row. */
+/** docs/tokens.md: the Token object of a stored row. */
 export function presentToken(t: TokenRow): TokenView {
   return {
     token: t.token,

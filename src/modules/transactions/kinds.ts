@@ -17,9 +17,9 @@ export const TRANSACTION_KINDS = [
 export type TransactionKind = (typeof TRANSACTION_KINDS)[number];
 
 export interface KindFacts {
-  /** Report `type` (CONTRACT §3 Transaction report). */
+  /** Report `type` (docs/report.md). */
   reportType: "PAYMENT" | "ONE_CLICK" | "SUBSCRIPTION_CHARGE" | "REFUND" | "PAYOUT";
-  /** `paymentMethod` of callbacks and the report: card or apm (interface §6.1). */
+  /** `paymentMethod` of callbacks and the report: card or apm (docs/webhooks.md). */
   paymentMethod: "card" | "apm";
   /** A short label for people (dashboard). */
   label: string;

@@ -1,12 +1,12 @@
 /**
- * One lifecycle for every kind of transaction (interface §3.1, §6.7; CONTRACT §3, §4 complete):
+ * One lifecycle for every kind of transaction (docs/lifecycles.md, docs/webhooks.md; the control plane's complete, docs/control-plane.md):
  * insert with the callback of the first status, status changes with theirs, deadlines that end a
  * waiting status by the clock (3DS timeouts, `completeAfter`, the minute a refund or payout takes),
  * and the control plane's complete call. What differs per kind — its callback shape, signer row,
  * the query added to callbackUrl — is its KindDescriptor, registered in the composition root.
  *
  * Every method that changes state runs inside the caller's database transaction (or opens one) and
- * enqueues the webhook in it (house style 6); the outbox wakes the dispatcher after commit. Every
+ * enqueues the webhook in it (the transactional outbox); the outbox wakes the dispatcher after commit. Every
  * status it writes, the first included, is checked against the kind's table (transitions.ts), which
  * docs/lifecycles.md draws: a move the table lacks throws an internal error before anything is written.
  *
@@ -43,7 +43,7 @@ export const DECLINE = {
 /** An unanswered 3DS challenge fails after this long (virtual time). */
 export const CHALLENGE_TIMEOUT_MS = 30 * 60_000;
 
-/** How long a refund or payout stays PENDING before it settles by itself (CONTRACT §3). */
+/** How long a refund or payout stays PENDING before it settles by itself (docs/lifecycles.md). */
 export const SETTLE_AFTER = "PT1M";
 
 export const WAITING = new Set(["CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]);
@@ -81,7 +81,7 @@ export interface CompleteResult {
 /** Runs inside the settling transaction whenever a waiting transaction reaches its final status. */
 export type SettledListener = (row: TransactionRow) => void;
 
-/** Runs inside the transaction of every status change, the creation included (the live events, CONTRACT §9). */
+/** Runs inside the transaction of every status change, the creation included (the live events, docs/events.md). */
 export type ChangeListener = (row: TransactionRow, merchant: Merchant) => void;
 
 export interface LifecycleDeps {
@@ -121,7 +121,7 @@ export const declineOf = (spec: OutcomeSpec): number | null =>
   spec.status === "FAILED" ? (spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
 
 /**
- * For kinds that are never final at once when they succeed (refunds, payouts; CONTRACT §3): an
+ * For kinds that are never final at once when they succeed (refunds, payouts; docs/lifecycles.md): an
  * approving outcome becomes PENDING that settles SUCCEED a virtual minute later; a decline stays
  * FAILED at once; a waiting outcome from a rule keeps its own `completeAfter`.
  */
@@ -169,7 +169,7 @@ export class TransactionLifecycle implements DueWork {
     return this.repo.byId(id);
   }
 
-  /** A merchant's transaction of one of `kinds`; unknown, another kind or another merchant's → 404 (CONTRACT §3). */
+  /** A merchant's transaction of one of `kinds`; unknown, another kind or another merchant's → 404 (docs/lifecycles.md). */
   getOwn(merchant: Merchant, id: string, kinds: readonly TransactionKind[], label = "Transaction"): TransactionRow {
     const row = this.repo.byId(id);
     if (!row || row.merchantKey !== merchant.merchantKey || !kinds.includes(row.kind as TransactionKind)) {
@@ -219,7 +219,7 @@ export class TransactionLifecycle implements DueWork {
     return updated;
   }
 
-  /** CONTRACT §4 complete: PROCESSING/PENDING → SUCCEED or FAILED (default declineCode 2), else 409. */
+  /** The control plane's complete (docs/control-plane.md): PROCESSING/PENDING → SUCCEED or FAILED (default declineCode 2), else 409. */
   complete(id: string, input: CompleteInput): CompleteResult {
     const row = inTransaction(this.deps.db, () => {
       const current = this.repo.byId(id);

@@ -1,5 +1,5 @@
 /**
- * The status moves of each kind of transaction, as data (interface §3.1; CONTRACT §3, §4 complete).
+ * The status moves of each kind of transaction, as data (docs/lifecycles.md; the control plane's complete, docs/control-plane.md).
  * The lifecycle asserts every move against this table (create, settle, transition), so a move the
  * code makes that is missing here fails at once, and `npm run docs:diagrams` draws docs/lifecycles.md
  * from it: the table, the code and the pictures cannot drift apart.
@@ -52,7 +52,7 @@ const settles = (from: "PROCESSING" | "PENDING", deadline: string): TransactionM
   move(from, "FAILED", "complete call", "complete call FAILED"),
 ];
 
-/** Card payments, one-click and subscription charges (CONTRACT §3 test cards, 3DS page, refunds). */
+/** Card payments, one-click and subscription charges (docs/cards.md#test-cards, docs/cards.md#3ds-challenge, docs/refunds-payouts.md). */
 const CARD: readonly TransactionMove[] = [
   move(START, "SUCCEED", "create", "approved"),
   move(START, "FAILED", "create", "declined"),
@@ -67,7 +67,7 @@ const CARD: readonly TransactionMove[] = [
   move("SUCCEED", "REFUNDED", "refunds", "refunds reach the order amount"),
 ];
 
-/** Refunds and card payouts: PENDING for a virtual minute, or declined at once (CONTRACT §3). */
+/** Refunds and card payouts: PENDING for a virtual minute, or declined at once (docs/lifecycles.md). */
 const PENDING_FIRST: readonly TransactionMove[] = [
   move(START, "PENDING", "create", "accepted"),
   move(START, "FAILED", "create", "declined"),
@@ -76,7 +76,7 @@ const PENDING_FIRST: readonly TransactionMove[] = [
   ...settles("PROCESSING", "completeAfter elapsed"),
 ];
 
-/** APM pay-ins (CONTRACT §3 "APM methods", "APM flows"): wallets at once, direct ones a minute later, others on a page. */
+/** APM pay-ins (docs/apm.md): wallets at once, direct ones a minute later, others on a page. */
 const APM_PAYMENT: readonly TransactionMove[] = [
   move(START, "SUCCEED", "create", "wallet token"),
   move(START, "PROCESSING", "create", "direct pay-in"),

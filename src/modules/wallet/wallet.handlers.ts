@@ -4,7 +4,7 @@ import { gatewayRoute } from "../../http/gateway.js";
 import { merchantSessionByAccountRoute, merchantSessionRoute } from "./wallet.routes.js";
 import type { WalletService } from "./wallet.service.js";
 
-/** Wallet merchant sessions (interface §4.13; CONTRACT §3 "APM flows"), under /api/v1 and /v1. */
+/** Wallet merchant sessions (docs/wallets.md, docs/apm.md), under /api/v1 and /v1. */
 export function registerWallet(app: OpenAPIHono<AppEnv>, ctx: { wallet: WalletService }) {
   gatewayRoute(app, merchantSessionRoute, (c) =>
     c.json(ctx.wallet.sessionForIntent(c.get("merchant"), c.req.valid("json")), 200),

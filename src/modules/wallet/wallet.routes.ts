@@ -57,7 +57,7 @@ export const merchantSessionByAccountRoute = createRoute({
   method: "post",
   path: "/wallet-pay/merchant-session-by-account",
   tags,
-  summary: "A wallet merchant session for the merchant's account (the seven fields of interface §4.13)",
+  summary: "A wallet merchant session for the merchant's account (the seven fields of docs/wallets.md)",
   request: { body: jsonBody(MerchantSessionByAccountRequestSchema) },
   responses: { 200: jsonResponse(MerchantSessionSchema, "The session"), ...errorResponses(400, 401, 413) },
 });

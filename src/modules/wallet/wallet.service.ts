@@ -1,5 +1,5 @@
 /**
- * Wallet-payment merchant sessions (interface §4.13 items 1–2; CONTRACT §3 "APM flows"): what a
+ * Wallet-payment merchant sessions (docs/wallets.md, docs/apm.md): what a
  * wallet's JS API asks the merchant's server for before showing the payment sheet. The origin's
  * host must be one of the merchant's walletDomains; the session is made up locally.
  *
@@ -31,7 +31,7 @@ export function hostOf(origin: string): string | undefined {
 export class WalletService {
   constructor(private readonly clock: Clock) {}
 
-  /** §4.13 item 2: the seven fields; accountId must be the merchant's (400 `Invalid field: accountId`). */
+  /** item 2: the seven fields; accountId must be the merchant's (400 `Invalid field: accountId`). */
   sessionByAccount(merchant: Merchant, body: MerchantSessionByAccountRequest): MerchantSessionResponse {
     const domainName = this.checkOrigin(merchant, body.origin);
     requireOwnMerchant(merchant, "accountId", body.accountId);
@@ -54,7 +54,7 @@ export class WalletService {
     };
   }
 
-  /** §4.13 item 1 (merchant-session), with the signature over the session's identifiers. */
+  /** item 1 (merchant-session), with the signature over the session's identifiers. */
   sessionForIntent(merchant: Merchant, body: MerchantSessionRequest): MerchantSessionResponse {
     const s = this.session(merchant, this.checkOrigin(merchant, body.origin));
     const signature = hmacBase64(

@@ -1,5 +1,5 @@
 /**
- * Who may use the dashboard, and from where (CONTRACT §7). When SANDBOX_ADMIN_TOKEN is set the
+ * Who may use the dashboard, and from where (docs/dashboard.md). When SANDBOX_ADMIN_TOKEN is set the
  * dashboard asks for the token once and then keeps an HttpOnly, SameSite=Strict session cookie
  * (an `Authorization: Bearer <token>` header is accepted too, for scripts). Whether it is set or
  * not, every form POST must come from the dashboard's own origin: the Origin header (or, when a

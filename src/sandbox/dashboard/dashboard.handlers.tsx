@@ -1,5 +1,5 @@
 /**
- * The dashboard's routes (CONTRACT §7): HTML pages at `/` and under `/dashboard/`, and form POSTs
+ * The dashboard's routes (docs/dashboard.md): HTML pages at `/` and under `/dashboard/`, and form POSTs
  * that perform an action through the service that owns it and answer 303 back to the page
  * (Post/Redirect/Get), with the outcome (a 4xx from the service included) as a flash message.
  * Pages read through DashboardRepo and change nothing.
@@ -49,12 +49,12 @@ export interface DashboardDeps {
   control: ControlService;
   journal: WebhookJournal;
   transactions: TransactionLifecycle;
-  /** The live events the pages follow (CONTRACT §9). */
+  /** The live events the pages follow (docs/events.md). */
   events: EventLog;
   publicUrl: () => string;
   /** The server's other sandboxes (the root only). */
   sandboxList?: (() => readonly SandboxListItem[]) | undefined;
-  /** What is done here, the dashboard's own actions included, for the recording (CONTRACT §10). */
+  /** What is done here, the dashboard's own actions included, for the recording (docs/recording.md). */
   recorder: Recorder;
   scenarios: RecordingDeps["scenarios"];
 }
@@ -63,11 +63,11 @@ const FLASH_COOKIE = "paysandbox_flash";
 const MAX_PAGE_SIZE = 200;
 
 /**
- * Every action the dashboard performs, each one call to the service that owns it (CONTRACT §4
+ * Every action the dashboard performs, each one call to the service that owns it (docs/control-plane.md
  * clock/advance, webhook replay, transaction complete): the one place to follow a rename.
  */
 function dashboardActions(ctx: DashboardDeps) {
-  /** An action as the control-plane call it stands for, in the recording (CONTRACT §10). */
+  /** An action as the control-plane call it stands for, in the recording (docs/recording.md). */
   const record = (kind: "advance" | "request", at: number, path: string, body: unknown, status: number, answer: unknown) =>
     ctx.recorder.record({
       kind,
@@ -205,7 +205,7 @@ function pageRequest(c: Context): PageRequest {
 
 const merchantLabel = (m: MerchantRow): string => (m.name ? `${m.name} · ${m.mid}` : m.mid);
 
-/** The pages a shopper would open for this transaction, while they are open (CONTRACT §3). */
+/** The pages a shopper would open for this transaction, while they are open (docs/dashboard.md). */
 function shopperLinks(row: TransactionRow): Array<{ href: string; text: string }> {
   const id = encodeURIComponent(row.id);
   const links: Array<{ href: string; text: string }> = [];
@@ -225,7 +225,7 @@ function shopperLinks(row: TransactionRow): Array<{ href: string; text: string }
 
 const CAN_COMPLETE = new Set(["PROCESSING", "PENDING"]);
 
-/** `GET /` for browsers and everything under `/dashboard/` (CONTRACT §7). */
+/** `GET /` for browsers and everything under `/dashboard/` (docs/dashboard.md). */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) {
   const repo = new DashboardRepo(ctx.db);
   const access = new DashboardAccess(ctx.config.adminToken, ctx.publicUrl);

@@ -1,5 +1,5 @@
 /**
- * The dashboard's read-only queries (CONTRACT §7). It reads the tables every area writes
+ * The dashboard's read-only queries (docs/dashboard.md). It reads the tables every area writes
  * (transactions of every kind, subscriptions, webhook deliveries and their attempts, merchants,
  * scenarios) and writes nothing: every action goes through the service that owns it.
  *

@@ -1,5 +1,5 @@
 /**
- * How the dashboard writes values for people (CONTRACT §7): times in UTC, amounts in major units,
+ * How the dashboard writes values for people (docs/dashboard.md): times in UTC, amounts in major units,
  * and secrets and card numbers never in full.
  */
 import { isTransactionKind, KIND_FACTS } from "../../modules/transactions/kinds.js";
@@ -8,7 +8,7 @@ import { toIso } from "../../platform/clock.js";
 import { declineName } from "../../platform/fixtures.js";
 import { formatAmount } from "../../platform/money.js";
 
-/** Statuses a transaction can have (CONTRACT §3, live docs), for the status filter. */
+/** Statuses a transaction can have (docs/lifecycles.md), for the status filter. */
 export const TRANSACTION_STATUSES = [
   "NEW",
   "PENDING",

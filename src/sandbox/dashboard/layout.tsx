@@ -1,9 +1,9 @@
 /**
- * The frame of every dashboard page (CONTRACT §7): navigation, the virtual clock with its advance
+ * The frame of every dashboard page (docs/dashboard.md): navigation, the virtual clock with its advance
  * buttons, the flash message of the last action, and one stylesheet inlined (no CDN: it works
  * offline). Keyboard first: a skip link, real links and buttons, a visible focus ring.
  *
- * One small script, allowed by its hash, makes a page follow the sandbox's live events (CONTRACT §9):
+ * One small script, allowed by its hash, makes a page follow the sandbox's live events (docs/events.md):
  * the clock shows each move, and the regions marked `data-live` are fetched again and swapped in when
  * an event concerns them. Without script every page is the same, a reload away from the news.
  */
@@ -101,7 +101,7 @@ pre{background:#f6f7f9;border:1px solid #e1e4ea;border-radius:.3rem;padding:.55r
 `;
 
 /**
- * The live updates (CONTRACT §9). The stream's URL is the `href` of `<link id="live-events">`, so it
+ * The live updates (docs/events.md). The stream's URL is the `href` of `<link id="live-events">`, so it
  * carries a sandbox's base path like every other link (src/http/base-path.ts) and starts after the
  * last event the page was rendered with. The page itself is fetched again (throttled, one at a time)
  * and each `[data-live]` element replaced by its fresh copy; `main[data-refresh]` names the event
@@ -154,7 +154,7 @@ export interface Frame {
   eventsSince: number;
 }
 
-/** What live events a page follows (CONTRACT §9): the types that refresh its `data-live` regions, and its transaction. */
+/** What live events a page follows (docs/events.md): the types that refresh its `data-live` regions, and its transaction. */
 export interface Live {
   refresh: ReadonlyArray<"transaction" | "webhook" | "reset">;
   transactionId?: string;
@@ -173,7 +173,7 @@ const ADVANCE_STEPS = [
   { by: "P1M", text: "+1 M", label: "Advance the clock by 1 month" },
 ] as const;
 
-/** The virtual clock and its advance buttons (CONTRACT §4 clock/advance), on every page. */
+/** The virtual clock and its advance buttons (docs/control-plane.md#time-travel), on every page. */
 const ClockPanel: FC<{ frame: Frame }> = ({ frame }) => (
   <section class="clock" aria-label="Virtual clock">
     <span class="now">

@@ -1,5 +1,5 @@
 /**
- * The admin-token form (CONTRACT §7: "when SANDBOX_ADMIN_TOKEN is set it asks for the token once").
+ * The admin-token form (docs/dashboard.md: "when SANDBOX_ADMIN_TOKEN is set it asks for the token once").
  */
 import type { FC } from "hono/jsx";
 import { Layout } from "./layout.js";

@@ -1,5 +1,5 @@
 /**
- * The merchants and the loaded scenarios (CONTRACT §7). A merchant's secret is never shown in
+ * The merchants and the loaded scenarios (docs/dashboard.md). A merchant's secret is never shown in
  * full, and a scenario's card numbers are masked.
  */
 import type { FC } from "hono/jsx";

@@ -1,5 +1,5 @@
 /**
- * The root dashboard's list of the server's other sandboxes (CONTRACT §8), each a link to its own
+ * The root dashboard's list of the server's other sandboxes (docs/parallel-suites.md), each a link to its own
  * dashboard. Only the root has them; a sandbox's dashboard shows its own data alone.
  */
 import type { FC } from "hono/jsx";

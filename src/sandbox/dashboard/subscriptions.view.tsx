@@ -1,5 +1,5 @@
 /**
- * Subscriptions with their next charge (CONTRACT §7), newest first, filters by merchant and
+ * Subscriptions with their next charge (docs/dashboard.md), newest first, filters by merchant and
  * status, paged by keyset; each links to its charges in the transaction list.
  */
 import type { FC } from "hono/jsx";

@@ -1,5 +1,5 @@
 /**
- * A transaction's history as far as the data shows it (CONTRACT §7): the rows keep only the
+ * A transaction's history as far as the data shows it (docs/dashboard.md): the rows keep only the
  * current status, so the status changes come from the webhook deliveries each change enqueued
  * (their eventStatus and time), and the refunds and other children from parent_id.
  */

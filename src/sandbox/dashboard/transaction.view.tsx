@@ -1,5 +1,5 @@
 /**
- * One transaction's page (CONTRACT §7): its facts, its timeline, its refunds, its webhook
+ * One transaction's page (docs/dashboard.md): its facts, its timeline, its refunds, its webhook
  * deliveries with every attempt, request headers and body, the replay and complete buttons, and
  * the shopper's page (3DS challenge, HPP, QR) while it waits for the shopper.
  */
@@ -121,7 +121,7 @@ const Timeline: FC<{ events: TimelineEvent[] }> = ({ events }) => (
   </ol>
 );
 
-/** The complete call (CONTRACT §4) as a form: SUCCEED, or FAILED with a decline code. */
+/** The complete call (docs/control-plane.md) as a form: SUCCEED, or FAILED with a decline code. */
 const CompleteForm: FC<{ id: string; back: string }> = ({ id, back }) => (
   <form method="post" action={`/dashboard/transactions/${encodeURIComponent(id)}/complete`} aria-label="Complete the transaction">
     <input type="hidden" name="back" value={back} />

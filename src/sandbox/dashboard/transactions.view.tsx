@@ -1,5 +1,5 @@
 /**
- * The transaction list (CONTRACT §7): every kind in one table, newest first, filters by merchant,
+ * The transaction list (docs/dashboard.md): every kind in one table, newest first, filters by merchant,
  * kind and status (and subscription, from the subscriptions page), paged by keyset.
  */
 import type { FC } from "hono/jsx";
@@ -127,7 +127,7 @@ export const TransactionRowView: FC<{ r: TransactionListRow; merchant: string }>
   </tr>
 );
 
-/** New transactions and status changes refresh the list (CONTRACT §9). */
+/** New transactions and status changes refresh the list (docs/events.md). */
 const LIVE_LIST: Live = { refresh: ["transaction", "reset"] };
 
 /** The columns of a list of transactions (the list page, a transaction's linked ones). */

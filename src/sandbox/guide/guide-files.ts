@@ -1,5 +1,5 @@
 /**
- * Where the guides are (issue 23 item 5): README.md and docs/*.md of the package, found at run time
+ * Where the guides are: README.md and docs/*.md of the package, found at run time
  * from the package root (the folder whose package.json is paysandbox's), the same from src/ (tsx,
  * vitest), from dist/ (the built server) and from an installed package. Only names the guide
  * allows are read: a page `docs/{name}.md` with name `[a-z0-9-]+`, an image `docs/images/{name}`;

@@ -1,9 +1,9 @@
 /**
- * `GET /guide` (issue 23 item 5): the guides of the repository, readable offline from the running
+ * `GET /guide`: the guides of the repository, readable offline from the running
  * server. `/guide` is README.md with the list of docs/*.md pages, `/guide/{page}` is docs/{page}.md,
  * `/guide/images/{file}` an image of docs/images/. An unknown page or image → 404 `{errorMessage}`.
  *
- * Nothing is read or loaded before the first request (issue 19 measures the server's start): then
+ * Nothing is read or loaded before the first request (a start is measured: docs/performance.md): then
  * the files are read, the Markdown renderer (markdown.ts, its own bundle when built) is imported,
  * and each page's HTML is kept until its file changes. The pages run no script; their one
  * stylesheet is allowed by its hash, like the dashboard's.

@@ -1,5 +1,5 @@
 /**
- * The guides' Markdown as HTML for `/guide` (issue 23 item 5), with the unified collective's
+ * The guides' Markdown as HTML for `/guide`, with the unified collective's
  * parser and serializer (micromark with GitHub's extensions → mdast → hast → HTML; no network):
  * - links between the guides (`docs/x.md`, `x.md#anchor`, `../README.md`) become /guide URLs, and
  *   images under docs/images/ are served from /guide/images/;
