@@ -1,6 +1,6 @@
 /**
- * Wire schemas shared by several gateway routes (docs/gateway.md#requests-and-answers; ARCHITECTURE "Wire schemas are
- * shared once"): composed per route with `.omit` / `.extend`, never copied. The schema that
+ * Wire schemas shared by several gateway routes (docs/gateway.md#requests-and-answers), defined once
+ * here: composed per route with `.omit` / `.extend`, never copied. The schema that
  * validates is the schema that documents (/openapi.json).
  */
 import { isIP } from "node:net";
