@@ -44,6 +44,14 @@ module.exports = {
       from: { path: LOWER },
       to: { path: `${ENTRY}|${UPPER}|${MIDDLE}` },
     },
+    {
+      name: "service-not-to-routes",
+      severity: "error",
+      comment:
+        "A service never imports a routes file, not even a type: the bodies' schemas and their inferred types live in the module's <area>.wire.ts, which routes and service both import.",
+      from: { path: "\\.(service|billing)\\.ts$" },
+      to: { path: "\\.routes\\.ts$" },
+    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { jsonBody } from "../../src/http/schemas.js";
 import { isDate } from "../../src/http/wire.js";
-import { CardPaymentRequestSchema } from "../../src/modules/payments/payments.routes.js";
+import { CardPaymentRequestSchema } from "../../src/modules/payments/payments.wire.js";
 
 // The route validator calls safeParseAsync; jsonBody() makes it the synchronous parse (docs/performance.md).
 describe("jsonBody's parse", () => {

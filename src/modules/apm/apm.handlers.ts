@@ -3,22 +3,14 @@ import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
 import { missingField } from "../../platform/errors.js";
-import {
-  type ApmCreateResponseBody,
-  type ApmInfoResponse,
-  apmInfoRoute,
-  apmPayoutInfoRoute,
-  apmStatusRoute,
-  createApmPaymentRoute,
-  createApmPayoutRoute,
-} from "./apm.routes.js";
+import { apmInfoRoute, apmPayoutInfoRoute, apmStatusRoute, createApmPaymentRoute, createApmPayoutRoute } from "./apm.routes.js";
 import type { ApmService } from "./apm.service.js";
 
 /** APM pay-ins and payouts: create, status and info (docs/apm.md, docs/apm.md#payouts), under /api/v1 and /v1. */
 export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) {
   gatewayRoute(app, createApmPaymentRoute, (c) => {
     const result = ctx.apm.createPayment(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as ApmCreateResponseBody, 200);
+    return c.json(result.body, 200);
   });
 
   gatewayRead(app, apmStatusRoute, (merchant, id) => {
@@ -26,13 +18,13 @@ export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) 
     return { transactionId: row.id, transactionStatus: row.status };
   });
 
-  gatewayRead(app, apmInfoRoute, (merchant, id) => ctx.apm.paymentInfo(merchant, id) as ApmInfoResponse);
+  gatewayRead(app, apmInfoRoute, (merchant, id) => ctx.apm.paymentInfo(merchant, id));
 
   gatewayRoute(app, createApmPayoutRoute, (c) => {
     if (!c.req.valid("header").referer) throw missingField("Referer");
     const result = ctx.apm.createPayout(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as ApmCreateResponseBody, 200);
+    return c.json(result.body, 200);
   });
 
-  gatewayRead(app, apmPayoutInfoRoute, (merchant, id) => ctx.apm.payoutInfo(merchant, id) as ApmInfoResponse);
+  gatewayRead(app, apmPayoutInfoRoute, (merchant, id) => ctx.apm.payoutInfo(merchant, id));
 }

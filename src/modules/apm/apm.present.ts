@@ -9,6 +9,7 @@ import { declineName } from "../../platform/fixtures.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
+import type { ApmCallback, ApmCreateResponse, ApmResponseData } from "./apm.wire.js";
 
 /** What an APM row keeps in `details`: only what callbacks echo, card data masked. */
 export type ApmDetails = {
@@ -27,7 +28,7 @@ export const subReasonOf = (row: TransactionRow): string | null =>
   row.declineSubReason ?? (row.status === "FAILED" && row.declineCode !== null ? (declineName(row.declineCode) ?? null) : null);
 
 /** The APM callback, payout form (docs/webhooks.md): no amounts, currencies or redirect URLs. */
-export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
+export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmCallback {
   const d = detailsOf(row);
   return {
     transactionId: row.id,
@@ -48,7 +49,7 @@ export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "
 }
 
 /** The APM callback, payment form (docs/webhooks.md): the payout fields plus amounts, currencies and redirect URLs. */
-export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): Record<string, unknown> {
+export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmCallback {
   return {
     ...presentApmPayout(row, merchant),
     orderCurrency: row.orderCurrency,
@@ -61,24 +62,19 @@ export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, 
   };
 }
 
-export interface ApmCreateResponse {
-  transactionId: string;
-  requestId: string;
-  transactionStatus: string;
-  declineCode?: number;
-  declineSubReason?: string;
-  apmResponseData: Record<string, unknown>;
-  /** Payouts only (docs/apm.md#payouts). */
-  createdTime?: string;
-}
+/** A row start() has just written: its first status and the apmResponseData it built. */
+export type StartedApmRow = TransactionRow & {
+  status: ApmCreateResponse["transactionStatus"];
+  details: ApmDetails & { apmResponseData: ApmResponseData };
+};
 
 /** The create response of a pay-in or payout: optional fields only when they apply. */
-export function presentCreate(row: TransactionRow, payout: boolean): ApmCreateResponse {
+export function presentCreate(row: StartedApmRow, payout: boolean): ApmCreateResponse {
   const out: ApmCreateResponse = {
     transactionId: row.id,
     requestId: row.requestId ?? "",
     transactionStatus: row.status,
-    apmResponseData: detailsOf(row).apmResponseData,
+    apmResponseData: row.details.apmResponseData,
   };
   if (row.declineCode !== null) out.declineCode = row.declineCode;
   const sub = subReasonOf(row);

@@ -3,239 +3,20 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
 import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
-import { errorResponses, httpUrl, jsonResponse } from "../../http/schemas.js";
-import {
-  AmountSchema,
-  BillingDetailsSchema,
-  CurrencySchema,
-  DeclineCodeSchema,
-  DeviceSchema,
-  instant,
-  MetadataSchema,
-  OrderSchema,
-  RequestIdSchema,
-  text,
-} from "../../http/wire.js";
+import { errorResponses, jsonResponse } from "../../http/schemas.js";
 import { hmacBase64 } from "../../platform/crypto.js";
 import { SandboxError } from "../../platform/errors.js";
 import { judgeMethod } from "./apm.rules.js";
 import {
-  type ApmMethod,
-  type Direction,
-  FIELD_EXAMPLES,
-  fieldValueValid,
-  METHODS,
-  PAYMENT_METHODS,
-  PAYMENT_TYPES,
-} from "./methods.js";
+  ApmCallbackSchema,
+  ApmCreateResponseSchema,
+  ApmPaymentRequestSchema,
+  ApmPayoutRequestSchema,
+  ApmStatusSchema,
+} from "./apm.wire.js";
+import { type Direction, FIELD_EXAMPLES, METHODS } from "./methods.js";
 
 const tags = ["APM payments and payouts"];
-
-/** A typed apmPayload field: "" counts as absent (the HPP collects it); otherwise the catalog's pattern. */
-const payloadField = (name: string) =>
-  z
-    .string()
-    .refine((v) => v === "" || fieldValueValid(name, v))
-    .optional()
-    .openapi({ example: FIELD_EXAMPLES[name] });
-
-/** ApmPayload's own fields besides the method identifiers (docs/apm.md table). */
-const PAYLOAD_FIELDS = {
-  walletId: payloadField("walletId"),
-  accountNumber: payloadField("accountNumber"),
-  bankName: payloadField("bankName"),
-  accountHolderName: payloadField("accountHolderName"),
-  bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
-  token: z
-    .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
-    .optional()
-    .openapi({
-      description:
-        "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
-    }),
-  decrypted: z
-    .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
-    .optional()
-    .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
-};
-
-const pascal = (name: string) =>
-  name
-    .toLowerCase()
-    .split("_")
-    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-    .join("");
-
-/** One method's payload: its paymentMethod with the one paymentType it goes with. */
-const methodPayload = (m: ApmMethod) =>
-  z
-    .looseObject({
-      paymentMethod: z.literal(m.paymentMethod),
-      paymentType: z.literal(m.paymentType),
-      ...PAYLOAD_FIELDS,
-    })
-    .openapi(`ApmPayload${pascal(m.paymentMethod)}`, {
-      description: `${m.paymentMethod}: paymentType ${m.paymentType}; fields it needs (else the hosted page asks): ${
-        m.alwaysHpp ? "always collected on the hosted page" : m.requiredFields.join(", ") || "none"
-      }; currencies ${Array.isArray(m.currencies) ? m.currencies.join(", ") : "any"}`,
-    });
-const PAYLOADS = new Map(METHODS.map((m) => [m.paymentMethod, methodPayload(m)]));
-
-/**
- * ApmPayload for one direction: one variant per method that direction takes, told
- * apart by paymentMethod (a discriminator), each with its own paymentType (docs/apm.md table).
- */
-const apmPayloadFor = (direction: Direction) => {
-  const variants = METHODS.filter((m) => m.directions.includes(direction)).map((m) => PAYLOADS.get(m.paymentMethod)!);
-  return z
-    .discriminatedUnion("paymentMethod", variants as [(typeof variants)[number], ...typeof variants])
-    .superRefine((payload, ctx) => {
-      // docs/wallets.md: the encrypted flow's data, unless the decrypted flow's PAN is sent
-      if (payload.token !== undefined && payload.token.paymentData === undefined && payload.decrypted === undefined) {
-        ctx.addIssue({
-          code: "invalid_type",
-          expected: "object",
-          input: undefined,
-          path: ["token", "paymentData"],
-          message: "received undefined",
-        });
-      }
-    })
-    .openapi(direction === "payin" ? "ApmPaymentPayload" : "ApmPayoutPayload", {
-      description: `The method and its fields: ${direction === "payin" ? "pay-in" : "payout"} methods only, each with its paymentType`,
-    });
-};
-
-export const ApmPaymentPayloadSchema = apmPayloadFor("payin");
-export const ApmPayoutPayloadSchema = apmPayloadFor("payout");
-
-/** ApmBillingDetails (docs/gateway.md#requests-and-answers): the card BillingDetails plus a required phone and national ids. */
-export const ApmBillingDetailsSchema = BillingDetailsSchema.extend({
-  phone: text(),
-  ssn: z.string().optional(),
-  identityCode: z.string().optional(),
-}).openapi("ApmBillingDetails");
-
-/** Device of an APM request (docs/gateway.md#requests-and-answers): only ip required, plus acceptHeader. */
-export const ApmDeviceSchema = DeviceSchema.partial()
-  .extend({ ip: DeviceSchema.shape.ip, acceptHeader: z.string().optional() })
-  .openapi("ApmDevice");
-
-export const ApmOrderSchema = OrderSchema.extend({
-  items: z.array(z.object({ name: z.string(), quantity: z.number().int().min(1), price: z.string() })).optional(),
-}).openapi("ApmOrder");
-
-const AccountIdSchema = z.union([text(), z.number().int()]).openapi({ description: "The merchant's accountId", example: "2001" });
-const ChecksumSchema = text().openapi({
-  description: "Base64(HMAC-SHA256(merchantSecret, `accountId|amount|currency|requestId`)), amount exactly as sent",
-});
-
-/** Fields of that wallet pay-ins (paymentType MOBILE_WALLET) may leave out (docs/apm.md). */
-const NOT_FOR_WALLETS = ["order", "billingDetails", "device", "callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
-
-export const ApmPaymentRequestSchema = z
-  .object({
-    requestId: RequestIdSchema,
-    accountId: AccountIdSchema,
-    apmPayload: ApmPaymentPayloadSchema,
-    amount: AmountSchema,
-    currency: CurrencySchema,
-    metadata: MetadataSchema.optional(),
-    order: ApmOrderSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    billingDetails: ApmBillingDetailsSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    device: ApmDeviceSchema.optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    callbackUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    successRedirectUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    failureRedirectUrl: httpUrl().optional().openapi({ description: "Required except for MOBILE_WALLET" }),
-    checksum: ChecksumSchema,
-  })
-  .superRefine((body, ctx) => {
-    if (body.apmPayload.paymentType === "MOBILE_WALLET") return;
-    for (const f of NOT_FOR_WALLETS) {
-      if (body[f] === undefined) {
-        ctx.addIssue({ code: "invalid_type", expected: "string", input: undefined, path: [f], message: "received undefined" });
-        return;
-      }
-    }
-  })
-  .openapi("ApmPaymentRequest");
-
-export type ApmPaymentRequest = z.infer<typeof ApmPaymentRequestSchema>;
-
-export const ApmPayoutRequestSchema = z
-  .object({
-    requestId: RequestIdSchema,
-    accountId: AccountIdSchema,
-    apmPayload: ApmPayoutPayloadSchema,
-    amount: AmountSchema,
-    currency: CurrencySchema,
-    callbackUrl: httpUrl().optional(),
-    successRedirectUrl: httpUrl().optional(),
-    failureRedirectUrl: httpUrl().optional(),
-    metadata: MetadataSchema.optional(),
-    order: ApmOrderSchema.optional(),
-    billingDetails: ApmBillingDetailsSchema.partial().optional(),
-    device: ApmDeviceSchema.optional(),
-  })
-  .openapi("ApmPayoutRequest");
-
-export type ApmPayoutRequest = z.infer<typeof ApmPayoutRequestSchema>;
-
-const ApmResponseDataSchema = z
-  .object({
-    paymentMethod: z.enum(PAYMENT_METHODS),
-    paymentType: z.enum(PAYMENT_TYPES),
-    actionType: z.enum(["NONE", "REDIRECT", "QR"]),
-    redirectUrl: z.string().optional(),
-    qrData: z.string().optional().openapi({ description: "Base64 PNG of a QR code of qrDeepLink" }),
-    qrDeepLink: z.string().optional(),
-    providerTransactionId: z.string().optional(),
-  })
-  .openapi("ApmResponseData");
-
-export const ApmCreateResponseSchema = z
-  .object({
-    transactionId: z.string(),
-    requestId: z.string(),
-    transactionStatus: z.enum(["SUCCEED", "FAILED", "PROCESSING", "PENDING"]),
-    declineCode: DeclineCodeSchema.optional(),
-    declineSubReason: z.string().optional(),
-    apmResponseData: ApmResponseDataSchema,
-    createdTime: instant().optional().openapi({ description: "Payouts only" }),
-  })
-  .openapi("ApmCreateResponse");
-
-export type ApmCreateResponseBody = z.infer<typeof ApmCreateResponseSchema>;
-
-const ApmCallbackSchema = z
-  .object({
-    transactionId: z.string(),
-    requestId: z.string().nullable(),
-    accountId: z.number().int(),
-    transactionStatus: z.string(),
-    declineCode: DeclineCodeSchema.nullable(),
-    declineSubReason: z.string().nullable(),
-    apmType: z.string().nullable(),
-    apmRequestPayload: z.record(z.string(), z.unknown()),
-    apmResponseData: z.record(z.string(), z.unknown()),
-    callbackUrl: z.string().nullable(),
-    billingDetails: z.record(z.string(), z.unknown()),
-    order: z.record(z.string(), z.unknown()),
-    createdAt: instant(),
-    metadata: z.record(z.string(), z.string()),
-    orderCurrency: z.string().optional().openapi({ description: "Payments only" }),
-    processedCurrency: z.string().optional().openapi({ description: "Payments only" }),
-    orderAmount: z.number().optional().openapi({ description: "Payments only" }),
-    processedAmount: z.number().optional().openapi({ description: "Payments only" }),
-    conversionRate: z.number().optional().openapi({ description: "Payments only" }),
-    successRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
-    failureRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
-  })
-  .openapi("ApmCallback", { description: "docs/webhooks.md; also the info record of APM payments and payouts" });
-
-export type ApmInfoResponse = z.infer<typeof ApmCallbackSchema>;
-
-const StatusSchema = z.object({ transactionId: z.string(), transactionStatus: z.string() }).openapi("ApmStatus");
 
 /** One example request per method of the catalog, with a checksum valid for the built-in merchant. */
 function paymentExamples() {
@@ -357,7 +138,7 @@ export const apmStatusRoute = readRoute({
   tags,
   summary: "Current status of an APM pay-in",
   example: ID_EXAMPLE,
-  schema: StatusSchema,
+  schema: ApmStatusSchema,
   description: "Status",
 });
 

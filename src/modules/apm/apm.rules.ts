@@ -6,6 +6,7 @@ import { CARD_NUMBER_KEY, CVV_KEY, maskNumber } from "../../platform/cards.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
+import type { ApmCreateResponse } from "./apm.wire.js";
 import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from "./methods.js";
 
 /**
@@ -41,17 +42,21 @@ export type Start = "shopper" | "wallet" | "direct" | "payout";
  * The first status of an APM transaction from its outcome (docs/apm.md),
  * and the outcome whose deadline applies (none: waits for the page or the complete call).
  */
-export function firstStatus(spec: OutcomeSpec, start: Start): { status: string; declineCode: number | null; spec?: OutcomeSpec } {
+export function firstStatus(
+  spec: OutcomeSpec,
+  start: Start,
+): { status: ApmCreateResponse["transactionStatus"]; declineCode: number | null; spec?: OutcomeSpec } {
   if (spec.status === "FAILED") return { status: "FAILED", declineCode: spec.declineCode ?? DECLINE.REJECTED_BY_ISSUER };
-  const ruleWaits = spec.status === "PROCESSING" || spec.status === "PENDING";
+  const waitsIn = spec.status === "PROCESSING" || spec.status === "PENDING" ? spec.status : null;
+  const ruleWaits = waitsIn !== null;
   switch (start) {
     case "shopper":
       return { status: "PENDING", declineCode: null, ...(ruleWaits ? { spec: { ...spec, status: "PENDING" } } : {}) };
     case "wallet":
-      return ruleWaits ? { status: spec.status, declineCode: null, spec } : { status: "SUCCEED", declineCode: null };
+      return ruleWaits ? { status: waitsIn, declineCode: null, spec } : { status: "SUCCEED", declineCode: null };
     case "direct":
       return ruleWaits
-        ? { status: spec.status, declineCode: null, spec }
+        ? { status: waitsIn, declineCode: null, spec }
         : { status: "PROCESSING", declineCode: null, spec: SETTLING };
     case "payout":
       return ruleWaits

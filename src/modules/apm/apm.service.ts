@@ -31,9 +31,9 @@ import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import type { FxRates } from "../payments/fx.js";
 import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
-import { type ApmCreateResponse, type ApmDetails, presentApmPayment, presentApmPayout, presentCreate } from "./apm.present.js";
-import type { ApmPaymentRequest, ApmPayoutRequest } from "./apm.routes.js";
+import { type ApmDetails, presentApmPayment, presentApmPayout, presentCreate, type StartedApmRow } from "./apm.present.js";
 import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
+import type { ApmCallback, ApmCreateResponse, ApmPaymentRequest, ApmPayoutRequest, ApmResponseData } from "./apm.wire.js";
 import { type ApmMethod, isWallet, missingFields } from "./methods.js";
 import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
@@ -167,12 +167,12 @@ export class ApmService {
   }
 
   /** docs/apm.md: APM pay-in info, the payment callback body. */
-  paymentInfo(merchant: Merchant, id: string): Record<string, unknown> {
+  paymentInfo(merchant: Merchant, id: string): ApmCallback {
     return presentApmPayment(this.getOwnPayment(merchant, id), merchant);
   }
 
   /** Payout info (docs/apm.md#payouts): the payout callback body; unknown or another merchant's → 404. */
-  payoutInfo(merchant: Merchant, id: string): Record<string, unknown> {
+  payoutInfo(merchant: Merchant, id: string): ApmCallback {
     return presentApmPayout(this.deps.lifecycle.getOwn(merchant, id, ["apm_payout"], "Payout"), merchant);
   }
 
@@ -187,7 +187,7 @@ export class ApmService {
       spec: OutcomeSpec;
       base: Partial<TransactionRow>;
     },
-  ): TransactionRow {
+  ): StartedApmRow {
     const { method, spec } = input;
     const now = this.deps.clock.nowMs();
     const id = this.deps.ids.next(input.kind === "apm_payout" ? "payout" : "transaction");
@@ -196,7 +196,7 @@ export class ApmService {
     const start: Start = shopper ? "shopper" : input.kind === "apm_payout" ? "payout" : isWallet(method) ? "wallet" : "direct";
     const first = firstStatus(spec, start);
     const waitingOnShopper = shopper && first.status === "PENDING";
-    const responseData: Record<string, unknown> = {
+    const responseData: ApmResponseData = {
       paymentMethod: method.paymentMethod,
       paymentType: method.paymentType,
       actionType: "NONE",
@@ -218,28 +218,27 @@ export class ApmService {
         redirectUrl: `${this.deps.publicUrl()}/sandbox/hpp/${encodeURIComponent(id)}`,
       });
     }
-    const details: ApmDetails = {
+    const details: ApmDetails & { apmResponseData: ApmResponseData } = {
       apmPayload: input.echo,
       apmResponseData: responseData,
       missing: waitingOnShopper ? missing : [],
     };
     const due = first.spec ? deadlineOf(first.spec, now) : {};
-    return this.deps.lifecycle.create(
-      {
-        ...EMPTY_ROW,
-        ...input.base,
-        id,
-        merchantKey: merchant.merchantKey,
-        kind: input.kind,
-        status: first.status,
-        declineCode: first.declineCode,
-        paymentMethod: method.paymentMethod,
-        details,
-        ...due,
-        createdAt: now,
-        updatedAt: now,
-      },
-      merchant,
-    );
+    const row: StartedApmRow = {
+      ...EMPTY_ROW,
+      ...input.base,
+      id,
+      merchantKey: merchant.merchantKey,
+      kind: input.kind,
+      status: first.status,
+      declineCode: first.declineCode,
+      paymentMethod: method.paymentMethod,
+      details,
+      ...due,
+      createdAt: now,
+      updatedAt: now,
+    };
+    this.deps.lifecycle.create(row, merchant);
+    return row;
   }
 }

@@ -74,7 +74,7 @@ export class HostedPageService {
       }
       if (invalid.length > 0) throw new FormRejected(`Please fill in: ${invalid.join(", ")}`, invalid);
       const next: ApmDetails = { ...details, apmPayload: { ...details.apmPayload, ...echoPayload(collected) }, missing: [] };
-      this.deps.lifecycle.setDetails(id, next as unknown as Record<string, unknown>);
+      this.deps.lifecycle.setDetails(id, next);
       return this.deps.lifecycle.transition(
         { ...row, details: next },
         "PROCESSING",

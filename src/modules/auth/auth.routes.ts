@@ -1,15 +1,6 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { errorResponses, jsonBody } from "../../http/schemas.js";
-
-export const AuthRequestSchema = z
-  .object({ merchantKey: z.string().min(1), merchantSecret: z.string().min(1) })
-  .openapi("AuthRequest");
-
-export const AuthResponseSchema = z
-  .object({ merchantKey: z.string(), token: z.string().openapi({ example: "Bearer eyJhbGciOi..." }) })
-  .openapi("AuthResponse");
-
-export type AuthResponse = z.infer<typeof AuthResponseSchema>;
+import { AuthRequestSchema, AuthResponseSchema } from "./auth.wire.js";
 
 export const authRoute = createRoute({
   method: "post",

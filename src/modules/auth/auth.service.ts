@@ -13,6 +13,7 @@ import type { Clock } from "../../platform/clock.js";
 import { randomSecret, safeEqual } from "../../platform/crypto.js";
 import { unauthorized } from "../../platform/errors.js";
 import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
+import type { AuthResponse } from "./auth.wire.js";
 
 export const TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 const SECRET_KEY = "jwt_secret";
@@ -78,7 +79,7 @@ export class AuthService {
   }
 
   /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
-  async issue(merchantKey: string, merchantSecret: string): Promise<{ merchantKey: string; token: string }> {
+  async issue(merchantKey: string, merchantSecret: string): Promise<AuthResponse> {
     const m = this.verifyCredentials(merchantKey, merchantSecret);
     const iat = Math.floor(this.clock.nowMs() / 1000);
     const sv = this.secretVersion(m.merchantSecret);

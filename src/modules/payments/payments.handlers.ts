@@ -2,14 +2,14 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
-import { type CardPaymentResponse, cardInfoRoute, cardStatusRoute, createCardPaymentRoute } from "./payments.routes.js";
+import { cardInfoRoute, cardStatusRoute, createCardPaymentRoute } from "./payments.routes.js";
 import type { PaymentService } from "./payments.service.js";
 
 /** Card payment create, status and info (docs/cards.md), under /api/v1 and /v1. */
 export function registerPayments(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {
   gatewayRoute(app, createCardPaymentRoute, (c) => {
     const result = ctx.payments.createCardPayment(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as CardPaymentResponse, 200);
+    return c.json(result.body, 200);
   });
 
   gatewayRead(app, cardStatusRoute, (merchant, id) => {

@@ -1,95 +1,10 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
-import { errorResponses, httpUrl, jsonBody, jsonResponse } from "../../http/schemas.js";
-import {
-  AmountSchema,
-  BillingDetailsSchema,
-  CardSchema,
-  CurrencySchema,
-  DeclineCodeSchema,
-  DeviceSchema,
-  instant,
-  MetadataSchema,
-  OrderSchema,
-  PATTERNS,
-  THREE_DS_DEVICE_FIELDS,
-  text,
-} from "../../http/wire.js";
+import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { cardPaymentRecogniser } from "./payments.fast.js";
+import { CardCallbackSchema, CardPaymentRequestSchema, CardPaymentResponseSchema, CardStatusSchema } from "./payments.wire.js";
 
 const tags = ["Card payments"];
-
-const THREE_DS_URLS = ["callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
-
-export const CardPaymentRequestSchema = z
-  .object({
-    requestId: z.string().min(1).max(255).openapi({ description: "Idempotency key, unique per merchant" }),
-    mid: text().openapi({ example: "sandbox-mid-001" }),
-    card: CardSchema,
-    amount: AmountSchema,
-    currency: CurrencySchema,
-    lang: z.string().regex(PATTERNS.lang).openapi({ example: "en" }),
-    callbackUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
-    successRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
-    failureRedirectUrl: httpUrl().optional().openapi({ description: "Required with requestThreeDSecure" }),
-    billingDetails: BillingDetailsSchema,
-    order: OrderSchema,
-    device: DeviceSchema,
-    kycVerified: z.boolean().optional(),
-    previousPaymentCount: z.number().int().min(0).optional(),
-    metadata: MetadataSchema.optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (!body.card.requestThreeDSecure) return;
-    const missing = (path: Array<string>) =>
-      ctx.addIssue({ code: "invalid_type", expected: "string", input: undefined, path, message: "received undefined" });
-    for (const f of THREE_DS_URLS) if (body[f] === undefined) return missing([f]);
-    for (const f of THREE_DS_DEVICE_FIELDS) if (body.device[f] === undefined) return missing(["device", f]);
-  })
-  .openapi("CardPaymentRequest");
-
-export type CardPaymentRequest = z.infer<typeof CardPaymentRequestSchema>;
-
-export const CardPaymentResponseSchema = z
-  .object({
-    transactionId: z.string(),
-    transactionStatus: z.enum(["SUCCEED", "FAILED", "CUSTOMER_VERIFICATION", "PROCESSING", "PENDING"]),
-    declineCode: DeclineCodeSchema.optional(),
-    challengeUrl: z.string().optional(),
-    challengeUrlIframe: z.string().optional(),
-  })
-  .openapi("CardPaymentResponse");
-
-export type CardPaymentResponse = z.infer<typeof CardPaymentResponseSchema>;
-
-export const CardStatusSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string() })
-  .openapi("CardPaymentStatus");
-
-export type CardStatusResponse = z.infer<typeof CardStatusSchema>;
-
-export const CardCallbackSchema = z
-  .object({
-    transactionId: z.string(),
-    requestId: z.string().nullable(),
-    mid: z.string(),
-    transactionStatus: z.string(),
-    declineCode: DeclineCodeSchema.nullable(),
-    cardMask: z.string(),
-    cardHolder: z.string().nullable(),
-    orderCurrency: z.string(),
-    processedCurrency: z.string(),
-    orderAmount: z.number(),
-    processedAmount: z.number(),
-    conversionRate: z.number(),
-    callbackUrl: z.string().nullable(),
-    billingDetails: z.record(z.string(), z.unknown()),
-    order: z.record(z.string(), z.unknown()),
-    createdAt: instant(),
-  })
-  .openapi("CardPaymentCallback", { description: "docs/webhooks.md; also the info record" });
-
-export type CardInfoResponse = z.infer<typeof CardCallbackSchema>;
 
 export const createCardPaymentRoute = createRoute({
   method: "post",

@@ -25,8 +25,8 @@ import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { DECLINE, deadlineOf, declineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { type CardOnFile, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
-import type { CardPaymentRequest } from "./payments.routes.js";
-import { type CardCallback, type PaymentResponse, presentCallback, presentResponse } from "./present.js";
+import type { CardCallback, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
+import { presentCallback, presentResponse } from "./present.js";
 
 export { CHALLENGE_TIMEOUT_MS, DECLINE } from "../transactions/lifecycle.js";
 
@@ -57,14 +57,7 @@ export interface AuthorizeInput {
   subscriptionId?: string | null | undefined;
 }
 
-export interface PaymentResult {
-  transactionId: string;
-  transactionStatus: string;
-  declineCode?: number;
-  challengeUrl?: string;
-  challengeUrlIframe?: string;
-  row: TransactionRow;
-}
+export type PaymentResult = CardPaymentResponse & { row: TransactionRow };
 
 /** Card-payment info (docs/cards.md): the callback shape plus refundedAmount (order currency). */
 export type CardInfo = CardCallback & { refundedAmount: number };
@@ -88,7 +81,7 @@ export class PaymentService {
    * at the currency's precision and the card checked first (400 naming the field, nothing written),
    * then, idempotently on requestId (operation "card_payment"), the authorization.
    */
-  createCardPayment(merchant: Merchant, body: CardPaymentRequest): IdempotentResult<PaymentResponse> {
+  createCardPayment(merchant: Merchant, body: CardPaymentRequest): IdempotentResult<CardPaymentResponse> {
     requireOwnMerchant(merchant, "mid", body.mid);
     const amountMinor = parseAmount(body.amount, body.currency);
     const card = readCard(body.card, this.deps.outcomes, this.deps.clock);

@@ -8,25 +8,7 @@ import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
 import { cardMask } from "./card.js";
-
-export interface CardCallback {
-  transactionId: string;
-  requestId: string | null;
-  mid: string;
-  transactionStatus: string;
-  declineCode: number | null;
-  cardMask: string;
-  cardHolder: string | null;
-  orderCurrency: string;
-  processedCurrency: string;
-  orderAmount: number;
-  processedAmount: number;
-  conversionRate: number;
-  callbackUrl: string | null;
-  billingDetails: Record<string, unknown>;
-  order: Record<string, unknown>;
-  createdAt: string;
-}
+import type { CardCallback, CardPaymentResponse } from "./payments.wire.js";
 
 /** docs/webhooks.md: the card payment callback body, field for field. */
 export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
@@ -50,17 +32,9 @@ export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "m
   };
 }
 
-export interface PaymentResponse {
-  transactionId: string;
-  transactionStatus: string;
-  declineCode?: number;
-  challengeUrl?: string;
-  challengeUrlIframe?: string;
-}
-
 /** The create response (docs/cards.md): optional fields only when they apply. */
-export function presentResponse(r: PaymentResponse): PaymentResponse {
-  const out: PaymentResponse = { transactionId: r.transactionId, transactionStatus: r.transactionStatus };
+export function presentResponse(r: CardPaymentResponse): CardPaymentResponse {
+  const out: CardPaymentResponse = { transactionId: r.transactionId, transactionStatus: r.transactionStatus };
   if (r.declineCode !== undefined) out.declineCode = r.declineCode;
   if (r.challengeUrl !== undefined) out.challengeUrl = r.challengeUrl;
   if (r.challengeUrlIframe !== undefined) out.challengeUrlIframe = r.challengeUrlIframe;
@@ -78,7 +52,7 @@ export const CARD_DESCRIPTORS: KindDescriptor[] = (["card_payment", "card_charge
     kind,
     callback: {
       kind: "card_payment",
-      present: (row, merchant) => presentCallback(row, merchant) as unknown as Record<string, unknown>,
+      present: (row, merchant) => presentCallback(row, merchant),
     },
   }),
 );

@@ -2,14 +2,14 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
-import { createPayoutRoute, type PayoutCreateResponse, payoutInfoRoute, payoutStatusRoute } from "./payouts.routes.js";
+import { createPayoutRoute, payoutInfoRoute, payoutStatusRoute } from "./payouts.routes.js";
 import type { PayoutService } from "./payouts.service.js";
 
 /** Card payouts: create, status and info (docs/refunds-payouts.md#card-payouts, docs/refunds-payouts.md), under /api/v1 and /v1. */
 export function registerPayouts(app: OpenAPIHono<AppEnv>, ctx: { payouts: PayoutService }) {
   gatewayRoute(app, createPayoutRoute, (c) => {
     const result = ctx.payouts.create(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as PayoutCreateResponse, 200);
+    return c.json(result.body, 200);
   });
 
   gatewayRead(app, payoutStatusRoute, (merchant, id) => {

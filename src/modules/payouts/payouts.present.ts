@@ -8,19 +8,7 @@ import { toIso } from "../../platform/clock.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
-
-export interface PayoutCallback {
-  transactionId: string;
-  requestId: string | null;
-  mid: string;
-  transactionStatus: string;
-  declineCode: number | null;
-  cardMask: string;
-  cardHolder: string | null;
-  totalAmount: number;
-  callbackUrl: string | null;
-  createdAt: string;
-}
+import type { PayoutCallback } from "./payouts.wire.js";
 
 /** The card payout callback, field for field (docs/webhooks.md). */
 export function presentPayout(row: TransactionRow, merchant: Pick<Merchant, "mid">): PayoutCallback {
@@ -42,6 +30,6 @@ export const PAYOUT_DESCRIPTOR: KindDescriptor = {
   kind: "card_payout",
   callback: {
     kind: "card_payout",
-    present: (row, merchant) => presentPayout(row, merchant) as unknown as Record<string, unknown>,
+    present: (row, merchant) => presentPayout(row, merchant),
   },
 };

@@ -26,14 +26,8 @@ import {
   type TransactionRow,
 } from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
-import { type PayoutCallback, presentPayout } from "./payouts.present.js";
-import type { PayoutRequest } from "./payouts.routes.js";
-
-export interface PayoutResponse {
-  transactionId: string;
-  transactionStatus: string;
-  declineCode?: number;
-}
+import { presentPayout } from "./payouts.present.js";
+import type { PayoutCallback, PayoutCreateResponse, PayoutRequest } from "./payouts.wire.js";
 
 export interface PayoutDeps {
   clock: Clock;
@@ -50,7 +44,7 @@ export class PayoutService {
    * docs/refunds-payouts.md#card-payouts, idempotent on requestId (operation "card_payout"). The mid, amount and card are
    * checked first (400 naming the field, nothing written), then the outcome, the row and its callback.
    */
-  create(merchant: Merchant, body: PayoutRequest): IdempotentResult<PayoutResponse> {
+  create(merchant: Merchant, body: PayoutRequest): IdempotentResult<PayoutCreateResponse> {
     requireOwnMerchant(merchant, "mid", body.mid);
     const currency = body.currency ?? merchant.processingCurrency ?? "USD";
     const amountMinor = parseAmount(body.amount, currency);
@@ -103,7 +97,7 @@ export class PayoutService {
           },
           merchant,
         );
-        const out: PayoutResponse = { transactionId: row.id, transactionStatus: row.status };
+        const out: PayoutCreateResponse = { transactionId: row.id, transactionStatus: spec.status };
         if (row.declineCode !== null) out.declineCode = row.declineCode;
         return out;
       },

@@ -2,14 +2,14 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
-import { createRefundRoute, type RefundCreateResponse, refundInfoRoute, refundStatusRoute } from "./refunds.routes.js";
+import { createRefundRoute, refundInfoRoute, refundStatusRoute } from "./refunds.routes.js";
 import type { RefundService } from "./refunds.service.js";
 
 /** Card refunds: create, status and info (docs/refunds-payouts.md#refunds, docs/refunds-payouts.md), under /api/v1 and /v1. */
 export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: { refunds: RefundService }) {
   gatewayRoute(app, createRefundRoute, (c) => {
     const result = ctx.refunds.create(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as RefundCreateResponse, 200);
+    return c.json(result.body, 200);
   });
 
   gatewayRead(app, refundStatusRoute, (merchant, id) => {

@@ -7,18 +7,7 @@ import { toIso } from "../../platform/clock.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
-
-export interface RefundCallback {
-  transactionId: string;
-  refundId: string;
-  requestId: string | null;
-  mid: string;
-  transactionStatus: string;
-  declineCode: number | null;
-  totalAmount: number;
-  callbackUrl: string | null;
-  createdAt: string;
-}
+import type { RefundCallback, RefundInfo } from "./refunds.wire.js";
 
 /** The refund callback, field for field (docs/webhooks.md). */
 export function presentRefundCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundCallback {
@@ -35,19 +24,6 @@ export function presentRefundCallback(row: TransactionRow, merchant: Pick<Mercha
   };
 }
 
-export interface RefundInfo {
-  refundId: string;
-  transactionId: string;
-  requestId: string | null;
-  mid: string;
-  transactionStatus: string;
-  declineCode?: number;
-  totalAmount: number;
-  callbackUrl: string | null;
-  createdAt: string;
-  metadata: Record<string, string> | null;
-}
-
 /** Refund info (docs/refunds-payouts.md#refunds): the stored record; declineCode only when FAILED. */
 export function presentRefundInfo(row: TransactionRow, merchant: Pick<Merchant, "mid">): RefundInfo {
   const { declineCode, refundId, transactionId, ...rest } = presentRefundCallback(row, merchant);
@@ -60,6 +36,6 @@ export const REFUND_DESCRIPTOR: KindDescriptor = {
   kind: "refund",
   callback: {
     kind: "refund",
-    present: (row, merchant) => presentRefundCallback(row, merchant) as unknown as Record<string, unknown>,
+    present: (row, merchant) => presentRefundCallback(row, merchant),
   },
 };

@@ -30,17 +30,11 @@ import {
   type TransactionRow,
 } from "../transactions/lifecycle.js";
 import { EMPTY_ROW } from "../transactions/transactions.repo.js";
-import { presentRefundInfo, type RefundInfo } from "./refunds.present.js";
-import type { RefundRequest } from "./refunds.routes.js";
+import { presentRefundInfo } from "./refunds.present.js";
+import type { RefundCreateResponse, RefundInfo, RefundRequest } from "./refunds.wire.js";
 
 /** Kinds a refund may refund (docs/refunds-payouts.md). */
 export const REFUNDABLE_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
-
-export interface RefundResponse {
-  refundId: string;
-  transactionStatus: string;
-  declineCode?: number;
-}
 
 export interface RefundDeps {
   clock: Clock;
@@ -68,7 +62,7 @@ export class RefundService {
    * PENDING callback. Concurrent refunds are serialized by the transaction, so together they never
    * exceed the order amount.
    */
-  create(merchant: Merchant, body: RefundRequest): IdempotentResult<RefundResponse> {
+  create(merchant: Merchant, body: RefundRequest): IdempotentResult<RefundCreateResponse> {
     requireOwnMerchant(merchant, "mid", body.mid);
     return this.deps.idempotency.run(
       { merchantKey: merchant.merchantKey, operation: "refund", requestId: body.requestId },
@@ -133,7 +127,7 @@ export class RefundService {
           },
           merchant,
         );
-        const out: RefundResponse = { refundId: row.id, transactionStatus: row.status };
+        const out: RefundCreateResponse = { refundId: row.id, transactionStatus: status };
         if (row.declineCode !== null) out.declineCode = row.declineCode;
         return out;
       },

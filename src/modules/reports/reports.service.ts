@@ -24,8 +24,8 @@ import type { Merchant } from "../../db/schema/index.js";
 import { badRequest } from "../../platform/errors.js";
 import { type ReportFormat, reportEncoder } from "./reports.formats.js";
 import { type ReportQuery, reportPages } from "./reports.repo.js";
-import { parseReportDate, type ReportRequest } from "./reports.routes.js";
 import { reportInWorker } from "./reports.thread.js";
+import { parseReportDate, type ReportRequest } from "./reports.wire.js";
 
 export { REPORT_PAGE_ROWS } from "./reports.repo.js";
 

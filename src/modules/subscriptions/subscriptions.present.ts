@@ -7,38 +7,13 @@ import type { PaymentResult } from "../payments/payments.service.js";
 import type { Frequency } from "./schedule.js";
 import type { LatestCharge, SubscriptionRow } from "./subscriptions.repo.js";
 import { type SubscriptionStatus, visibleNext } from "./subscriptions.rules.js";
+import type { CreateSubscriptionResponse, SubscriptionResponse } from "./subscriptions.wire.js";
 
-/** The create response (docs/subscriptions.md), plus `status`, null when no subscription was created). */
-export interface CreateView {
-  subscriptionId: string | null;
-  status: SubscriptionStatus | null;
-  transactionId: string | null;
-  transactionStatus: string | null;
-  declineCode: number | null;
-  challengeUrl: string | null;
-  challengeUrlIframe: string | null;
-  nextChargeDate: string | null;
-}
-
-/** The Subscription object (docs/subscriptions.md). */
-export interface SubscriptionView extends CreateView {
-  subscriptionId: string;
-  status: SubscriptionStatus;
-  createdAt: string;
-  plan: {
-    amount: string;
-    currency: string;
-    frequency: Frequency;
-    interval: number;
-    startDate: string;
-    endDate: string | null;
-  };
-  billingDetails: Record<string, unknown> | null;
-  metadata: Record<string, string> | null;
-  failureCount: number;
-}
-
-export function createView(s: SubscriptionRow | null, r: PaymentResult | null, challengeUrl: string | null): CreateView {
+export function createView(
+  s: SubscriptionRow | null,
+  r: PaymentResult | null,
+  challengeUrl: string | null,
+): CreateSubscriptionResponse {
   return {
     subscriptionId: s?.id ?? null,
     status: (s?.status as SubscriptionStatus | undefined) ?? null,
@@ -56,7 +31,7 @@ export function presentSubscription(
   s: SubscriptionRow,
   latest: LatestCharge | undefined,
   challenge: string | null,
-): SubscriptionView {
+): SubscriptionResponse {
   return {
     subscriptionId: s.id,
     status: s.status as SubscriptionStatus,

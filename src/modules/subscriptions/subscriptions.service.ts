@@ -29,7 +29,7 @@ import { billingOf, cardOfToken, type TokenService } from "../tokens/tokens.serv
 import { WAITING } from "../transactions/lifecycle.js";
 import { slotDate, slotOnOrAfter } from "./schedule.js";
 import { chargeSubscription } from "./subscriptions.billing.js";
-import { type CreateView, createView, presentSubscription, type SubscriptionView } from "./subscriptions.present.js";
+import { createView, presentSubscription } from "./subscriptions.present.js";
 import type { SubscriptionRow, SubscriptionsRepo } from "./subscriptions.repo.js";
 import {
   ALLOWED_MOVES,
@@ -38,30 +38,18 @@ import {
   assertSubscriptionMove,
   lookAtOf,
   NONE,
-  type PlanInput,
   periodOf,
   readPlan,
   type SubscriptionStatus,
-  type UpdateInput,
 } from "./subscriptions.rules.js";
+import type {
+  CreateSubscriptionRequest,
+  CreateSubscriptionResponse,
+  SubscriptionResponse,
+  UpdateSubscriptionRequest,
+} from "./subscriptions.wire.js";
 
-export type { CreateView, SubscriptionView } from "./subscriptions.present.js";
 export { ALLOWED_MOVES, SUBSCRIPTION_STATUSES, type SubscriptionStatus } from "./subscriptions.rules.js";
-
-export interface CreateInput {
-  requestId: string;
-  mid: string;
-  cardToken: string;
-  plan: PlanInput;
-  billingDetails?: Record<string, unknown> | undefined;
-  order: Record<string, unknown>;
-  device: Record<string, unknown>;
-  skipFirstCharge?: boolean | undefined;
-  callbackUrl: string;
-  successRedirectUrl: string;
-  failureRedirectUrl: string;
-  metadata?: Record<string, string> | undefined;
-}
 
 export interface SubscriptionDeps {
   db: Db;
@@ -87,7 +75,7 @@ export class SubscriptionService {
    * and billing details (messages), then TRIALING, or the first charge now (kind
    * "subscription_charge", flow "recurring_first", reported by a card callback).
    */
-  create(merchant: Merchant, input: CreateInput): IdempotentResult<CreateView> {
+  create(merchant: Merchant, input: CreateSubscriptionRequest): IdempotentResult<CreateSubscriptionResponse> {
     requireOwnMerchant(merchant, "mid", input.mid);
     return this.deps.idempotency.run(
       { merchantKey: merchant.merchantKey, operation: "subscription", requestId: input.requestId },
@@ -162,7 +150,7 @@ export class SubscriptionService {
   }
 
   /** docs/subscriptions.md: unknown → 400 `Subscription not found: <id>`; another merchant's → its own message (docs/api.md#errors). */
-  get(merchant: Merchant, id: string): SubscriptionView {
+  get(merchant: Merchant, id: string): SubscriptionResponse {
     return this.view(this.own(merchant, id));
   }
 
@@ -172,7 +160,7 @@ export class SubscriptionService {
    * status` and nothing changes. Resuming resets failureCount and charges next on the first slot
    * on or after today.
    */
-  update(merchant: Merchant, id: string, input: UpdateInput): SubscriptionView {
+  update(merchant: Merchant, id: string, input: UpdateSubscriptionRequest): SubscriptionResponse {
     const updated = inTransaction(this.deps.db, () => {
       const s = this.own(merchant, id);
       const today = toDateString(this.deps.clock.nowMs());
@@ -223,7 +211,7 @@ export class SubscriptionService {
     return s;
   }
 
-  private view(s: SubscriptionRow): SubscriptionView {
+  private view(s: SubscriptionRow): SubscriptionResponse {
     const latest = this.repo.latestCharge(s.id);
     const challenge = latest?.status === "CUSTOMER_VERIFICATION" ? this.deps.payments.challengeUrl(latest.id) : null;
     return presentSubscription(s, latest, challenge);

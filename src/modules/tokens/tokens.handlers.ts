@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
-import { type ChargeResponse, chargeRoute, tokenizeRoute } from "./tokens.routes.js";
+import { chargeRoute, tokenizeRoute } from "./tokens.routes.js";
 import type { TokenService } from "./tokens.service.js";
 
 export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: { tokens: TokenService }) {
@@ -12,6 +12,6 @@ export function registerTokens(app: OpenAPIHono<AppEnv>, ctx: { tokens: TokenSer
 
   gatewayRoute(app, chargeRoute, (c) => {
     const result = ctx.tokens.charge(c.get("merchant"), c.req.valid("json"));
-    return c.json(result.body as ChargeResponse, 200);
+    return c.json(result.body, 200);
   });
 }

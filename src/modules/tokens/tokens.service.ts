@@ -21,54 +21,14 @@ import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import { type CardInput, type CardOnFile, cardMask, readCard } from "../payments/card.js";
+import { type CardOnFile, cardMask, readCard } from "../payments/card.js";
 import type { PaymentService } from "../payments/payments.service.js";
-import { type PaymentResponse, presentResponse } from "../payments/present.js";
+import type { CardPaymentResponse } from "../payments/payments.wire.js";
+import { presentResponse } from "../payments/present.js";
 import { addDays, isIsoDate } from "../subscriptions/schedule.js";
 import { binInfo } from "./bin-lookup.js";
 import { type TokenRow, TokensRepo } from "./tokens.repo.js";
-
-export interface TokenizeInput {
-  requestId: string;
-  merchantId: number | string;
-  card: CardInput;
-  billingDetails: Record<string, unknown>;
-  metadata?: Record<string, string> | undefined;
-  expirationDate?: string | undefined;
-  socialSecurityNumber?: string | null | undefined;
-}
-
-/** The Token object (docs/tokens.md). */
-export interface TokenView {
-  token: string;
-  cardMask: string;
-  expirationMonth: string;
-  expirationYear: string;
-  cardBrand: string | null;
-  cardType: string | null;
-  issuingBank: string | null;
-  cardCountry: string | null;
-  expirationDate: string;
-  metadata: Record<string, string> | null;
-}
-
-export interface ChargeInput {
-  requestId: string;
-  mid: string;
-  cardToken: string;
-  amount: string;
-  currency: string;
-  lang?: string | undefined;
-  callbackUrl: string;
-  successRedirectUrl: string;
-  failureRedirectUrl: string;
-  billingDetails?: Record<string, unknown> | undefined;
-  order?: Record<string, unknown> | undefined;
-  device?: Record<string, unknown> | undefined;
-  kycVerified?: boolean | undefined;
-  previousPaymentCount?: number | undefined;
-  metadata?: Record<string, string> | undefined;
-}
+import type { ChargeRequest, TokenizeRequest, TokenResponse } from "./tokens.wire.js";
 
 export interface TokenDeps {
   db: Db;
@@ -117,7 +77,7 @@ export class TokenService {
    * token lives the shorter of tokenTtlDays from now and the requested expirationDate (rule 3);
    * a requested date before today → 400 `Invalid field: expirationDate`.
    */
-  tokenize(merchant: Merchant, input: TokenizeInput): IdempotentResult<TokenView> {
+  tokenize(merchant: Merchant, input: TokenizeRequest): IdempotentResult<TokenResponse> {
     requireOwnMerchant(merchant, "merchantId", input.merchantId);
     const { socialSecurityNumber: _dropped, ...kept } = input;
     return this.deps.idempotency.run(
@@ -178,7 +138,7 @@ export class TokenService {
    * card payment path (kind "card_charge", flow "payment") with idempotency (operation
    * "card_charge").
    */
-  charge(merchant: Merchant, input: ChargeInput): IdempotentResult<PaymentResponse> {
+  charge(merchant: Merchant, input: ChargeRequest): IdempotentResult<CardPaymentResponse> {
     requireOwnMerchant(merchant, "mid", input.mid);
     const amountMinor = parseAmount(input.amount, input.currency);
     return this.deps.idempotency.run(
@@ -220,7 +180,7 @@ export function billingOf(fromRequest: Record<string, unknown> | undefined, toke
 }
 
 /** docs/tokens.md: the Token object of a stored row. */
-export function presentToken(t: TokenRow): TokenView {
+export function presentToken(t: TokenRow): TokenResponse {
   return {
     token: t.token,
     cardMask: cardMask(t.cardBin, t.cardLast4, t.cardLength),

@@ -125,12 +125,15 @@ export const declineOf = (spec: OutcomeSpec): number | null =>
  * approving outcome becomes PENDING that settles SUCCEED a virtual minute later; a decline stays
  * FAILED at once; a waiting outcome from a rule keeps its own `completeAfter`.
  */
-export function pendingFirst(spec: OutcomeSpec): OutcomeSpec {
+export function pendingFirst(spec: OutcomeSpec): PendingFirstSpec {
   if (spec.status === "SUCCEED" || spec.status === "CUSTOMER_VERIFICATION") {
     return { status: "PENDING", completeAfter: SETTLE_AFTER, completeWith: "SUCCEED" };
   }
-  return spec;
+  return { ...spec, status: spec.status };
 }
+
+/** An outcome as pendingFirst leaves it: PENDING, PROCESSING or FAILED, the statuses a refund or payout answers with. */
+export type PendingFirstSpec = OutcomeSpec & { status: Exclude<OutcomeSpec["status"], "SUCCEED" | "CUSTOMER_VERIFICATION"> };
 
 export class TransactionLifecycle implements DueWork {
   readonly name = "transactions";

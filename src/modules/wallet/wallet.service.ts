@@ -14,7 +14,7 @@ import { hmacBase64, sha256Hex } from "../../platform/crypto.js";
 import { invalidField } from "../../platform/errors.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import type { MerchantSessionByAccountRequest, MerchantSessionRequest, MerchantSessionResponse } from "./wallet.routes.js";
+import type { MerchantSessionByAccountRequest, MerchantSessionRequest, MerchantSessionResponse } from "./wallet.wire.js";
 
 const SESSION_TTL_MS = 60 * 60_000;
 
