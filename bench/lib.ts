@@ -996,3 +996,38 @@ export async function probeFor(url: string, ms: number, gapMs = 5): Promise<Prob
   await delay(ms);
   return p.end();
 }
+
+export interface Answer {
+  status: number;
+  body: string;
+  ms: number;
+}
+
+/** One request on a keep-alive agent (node:http: little client time in the figure), timed to its last byte. */
+export function timedCall(
+  agent: HttpAgent,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const h: Record<string, string | number> = { ...headers };
+    if (text !== undefined) {
+      h["content-type"] = "application/json";
+      h["content-length"] = Buffer.byteLength(text);
+    }
+    const t0 = performance.now();
+    const req = httpRequest(url, { method, agent, headers: h }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - t0 }),
+      );
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(text);
+  });
+}

@@ -29,9 +29,9 @@
  * was not 2xx); a missed target is printed as MISSED.
  */
 import { readdirSync, readlinkSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
-import { emit, healthProbe, median, percentile, processCpuMs, type Running, startSandbox } from "./lib.js";
+import { timedCall as call, emit, healthProbe, median, percentile, processCpuMs, type Running, startSandbox } from "./lib.js";
 
 const CREATES = 300;
 const CLIENTS = 16;
@@ -48,29 +48,6 @@ const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean)
 let broken = false;
 const mark = (ok: boolean) => (ok ? "met" : "MISSED");
 const r2 = (x: number) => Math.round(x * 100) / 100;
-
-/** One request on a keep-alive agent, timed to the last byte of its answer. */
-function call(agent: Agent, method: string, url: string, body?: unknown): Promise<{ status: number; body: string; ms: number }> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string | number> = {};
-    if (text !== undefined) {
-      headers["content-type"] = "application/json";
-      headers["content-length"] = Buffer.byteLength(text);
-    }
-    const t0 = performance.now();
-    const req = httpRequest(url, { method, agent, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - t0 }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(text);
-  });
-}
 
 async function create(agent: Agent, url: string, name: string): Promise<{ id: string; ms: number }> {
   const a = await call(agent, "POST", `${url}/_sandbox/sandboxes`, { name });

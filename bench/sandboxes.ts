@@ -32,11 +32,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { Agent, request as httpRequest } from "node:http";
+import { Agent } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BENCH_BILLING,
   type CountingReceiver,
+  timedCall as call,
   emit,
   type LoadResult,
   load,
@@ -71,35 +72,6 @@ const mark = (ok: boolean) => (ok ? "met" : "MISSED");
 
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
-
-interface Answer {
-  status: number;
-  body: string;
-  ms: number;
-}
-
-/** One request on a keep-alive agent (node:http: little client time in the figure), timed to its last byte. */
-function call(agent: Agent, method: string, url: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
-    const h: Record<string, string | number> = { ...headers };
-    if (text !== undefined) {
-      h["content-type"] = "application/json";
-      h["content-length"] = Buffer.byteLength(text);
-    }
-    const t0 = performance.now();
-    const req = httpRequest(url, { method, agent, headers: h }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - t0 }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.end(text);
-  });
-}
 
 /** `call` that insists on one status and parses the JSON answer. */
 async function json<T>(
