@@ -10,6 +10,7 @@ import pino from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
+import { ClockStore } from "./control/clock-store.js";
 import { checkpointInBackground, closeDb, type Db, type HeldFile, holdFile, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
@@ -18,7 +19,6 @@ import type { Logger } from "./logger.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
-import { ClockStore } from "./sandbox/clock-store.js";
 import {
   type Composition,
   type OpenSpec,

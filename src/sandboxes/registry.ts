@@ -25,6 +25,7 @@ import { rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { eq } from "drizzle-orm";
+import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../control/control.service.js";
 import { type Db, inTransaction, walImage } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
@@ -33,7 +34,6 @@ import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
-import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../sandbox/control.service.js";
 import { copyImage, loadSnapshot, type State } from "../snapshots/images.js";
 import type { SnapshotMeta } from "../snapshots/snapshot-file.js";
 
