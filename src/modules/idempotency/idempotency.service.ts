@@ -66,13 +66,25 @@ export function hashedForm(value: unknown, key?: string): string | undefined {
     for (let i = 0; i < value.length; i++) out += `${i > 0 ? "," : ""}${hashedForm(value[i]) ?? "null"}`;
     return `${out}]`;
   }
-  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // sort()'s default order on strings is by UTF-16 code units, the same as `<`, without a comparator call per pair
+  const keys = Object.keys(value).sort();
   let out = "{";
   for (const k of keys) {
     const v = hashedForm((value as Record<string, unknown>)[k], k);
-    if (v !== undefined) out += `${out.length > 1 ? "," : ""}${JSON.stringify(k)}:${v}`;
+    if (v !== undefined) out += `${out.length > 1 ? "," : ""}${quotedKey(k)}:${v}`;
   }
   return `${out}}`;
+}
+
+/** JSON.stringify of a key, kept for the few hundred key names bodies use (the hash runs on every create). */
+const QUOTED = new Map<string, string>();
+function quotedKey(k: string): string {
+  let q = QUOTED.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (QUOTED.size < 1000) QUOTED.set(k, q);
+  }
+  return q;
 }
 
 export class IdempotencyService {
