@@ -15,7 +15,7 @@
 // (zodEnglishOnly): the server speaks English, and they were a fifth of the bundle.
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites (ESM),
 // `dist/report-worker.js`: the report's worker thread, and `dist/guide-markdown.cjs`: the /guide
-// Markdown renderer, imported on the first /guide request (src/sandbox/guide/guide.handlers.tsx),
+// Markdown renderer, imported on the first /guide request (src/guide/guide.handlers.tsx),
 // so its parser is not compiled at start. The guides themselves (README.md, docs/) are read from
 // the package root at run time, not copied.
 //
@@ -150,7 +150,7 @@ try {
   await build({
     ...common,
     // guide-markdown: the /guide renderer, required on the first /guide request
-    entryPoints: { server: "src/main.ts", "guide-markdown": "src/sandbox/guide/markdown.ts" },
+    entryPoints: { server: "src/main.ts", "guide-markdown": "src/guide/markdown.ts" },
     outdir: out,
     outExtension: { ".js": ".cjs" },
     format: "cjs",

@@ -8,6 +8,8 @@
  */
 import pino from "pino";
 import type { Config } from "./config.js";
+import { ClockStore } from "./control/clock-store.js";
+import { ControlService } from "./control/control.service.js";
 import { backgroundWrites, type Db, openDb } from "./db/client.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
@@ -33,8 +35,6 @@ import { WalletService } from "./modules/wallet/wallet.service.js";
 import type { Clock } from "./platform/clock.js";
 import { type Ids, timeOrderedIds } from "./platform/ids.js";
 import { Recorder } from "./recording/recorder.js";
-import { ClockStore } from "./sandbox/clock-store.js";
-import { ControlService } from "./sandbox/control.service.js";
 import type { SandboxSummary } from "./sandboxes/registry.js";
 import { OutcomeEngine } from "./scenarios/outcome-engine.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";

@@ -8,12 +8,12 @@ import { Cron } from "croner";
 import { runCli } from "./cli/index.js";
 import { createServer } from "./compose.js";
 import type { Config } from "./config.js";
+import { ClockStore } from "./control/clock-store.js";
 import { checkpointInBackground, closeDb, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
-import { ClockStore } from "./sandbox/clock-store.js";
 
 /**
  * The command line (src/cli): `start`, `run`, `schema`. dist/main.js and bin/paysandbox.js call this.

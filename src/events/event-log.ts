@@ -113,7 +113,7 @@ export class EventLog {
   /**
    * The newest rows read, exactly the events with ids in (winFrom, winTo]: listeners near the head of
    * the log read them from here, the same row objects for all (so each is framed once, see
-   * src/sandbox/events.handlers.ts), and only a listener further behind queries the database.
+   * src/events/events.handlers.ts), and only a listener further behind queries the database.
    */
   private window: StoredEvent[] = [];
   private winFrom = 0;

@@ -31,7 +31,7 @@ const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const daysInMonth = (y: number, mo: number) =>
   mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : (DAYS[mo - 1] as number);
 
-/** The patterns of the card and amount fields (shared with payments.fast.ts, which must agree with zod). */
+/** The patterns of the card and amount fields (shared with payments.recogniser.ts, which must agree with zod). */
 export const PATTERNS = {
   expMonth: /^(0[1-9]|1[0-2])$/,
   expYear: /^\d{4}$/,

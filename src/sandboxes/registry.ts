@@ -24,6 +24,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
+import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../control/control.service.js";
 import { type Db, inTransaction } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
@@ -32,7 +33,6 @@ import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
-import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../sandbox/control.service.js";
 
 export const DEFAULT_TTL = "PT1H";
 export const MIN_TTL_MS = 1_000;

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { guideUrl, renderMarkdown, slugger } from "../../src/sandbox/guide/markdown.js";
+import { guideUrl, renderMarkdown, slugger } from "../../src/guide/markdown.js";
 import { makeSandbox, makeServer, type TestSandbox, type TestServer } from "../helpers/harness.js";
 
 let s: TestSandbox | undefined;

@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { LIFECYCLES_FILE, lifecyclesMarkdown, mermaid } from "../../scripts/diagrams.js";
+import { TRANSACTION_STATUSES } from "../../src/dashboard/format.js";
 import {
   ALLOWED_MOVES,
   assertSubscriptionMove,
@@ -14,7 +15,6 @@ import {
 } from "../../src/modules/subscriptions/subscriptions.rules.js";
 import { TRANSACTION_KINDS } from "../../src/modules/transactions/kinds.js";
 import { assertMove, isAllowedMove, TRANSACTION_MOVES } from "../../src/modules/transactions/transitions.js";
-import { TRANSACTION_STATUSES } from "../../src/sandbox/dashboard/format.js";
 
 describe("docs/lifecycles.md", () => {
   it("is what `npm run docs:diagrams` draws from the tables now (else run it and commit the page)", () => {

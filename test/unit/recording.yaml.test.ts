@@ -7,8 +7,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import YAML from "yaml";
 import type { RecordedCall } from "../../src/recording/recorder.js";
+import { recordingYaml } from "../../src/recording/recording.handlers.js";
 import { exportSteps } from "../../src/recording/steps-export.js";
-import { recordingYaml } from "../../src/sandbox/recording.handlers.js";
 import { differs, hasLibyaml, parseStrict, readWithLibyaml } from "../helpers/strict-yaml.js";
 
 const T0 = Date.UTC(2026, 0, 15, 12);

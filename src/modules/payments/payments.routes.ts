@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
-import { cardPaymentRecogniser } from "./payments.fast.js";
+import { cardPaymentRecogniser } from "./payments.recogniser.js";
 import { CardCallbackSchema, CardPaymentRequestSchema, CardPaymentResponseSchema, CardStatusSchema } from "./payments.wire.js";
 
 const tags = ["Card payments"];

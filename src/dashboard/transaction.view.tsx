@@ -4,7 +4,7 @@
  * the shopper's page (3DS challenge, HPP, QR) while it waits for the shopper.
  */
 import type { FC } from "hono/jsx";
-import { DECLINE_CODES } from "../../platform/fixtures.js";
+import { DECLINE_CODES } from "../platform/fixtures.js";
 import type { AttemptRow, DeliveryRow, TransactionListRow, TransactionRow } from "./dashboard.repo.js";
 import { cardOf, declineText, kindLabel, money, prettyJson } from "./format.js";
 import { Badge, type Frame, Layout, Time } from "./layout.js";

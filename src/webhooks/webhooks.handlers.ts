@@ -1,8 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
-import type { WebhookDispatcher } from "../webhooks/dispatcher.js";
-import type { WebhookJournal } from "../webhooks/journal.js";
-import { webhookDeliveryRoute, webhookJournalRoute, webhookReplayRoute } from "../webhooks/webhooks.routes.js";
+import type { WebhookDispatcher } from "./dispatcher.js";
+import type { WebhookJournal } from "./journal.js";
+import { webhookDeliveryRoute, webhookJournalRoute, webhookReplayRoute } from "./webhooks.routes.js";
 
 export function registerWebhooks(
   app: OpenAPIHono<AppEnv>,

@@ -13,7 +13,7 @@
  */
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import { hmacBase64, randomSecret, safeEqual } from "../../platform/crypto.js";
+import { hmacBase64, randomSecret, safeEqual } from "../platform/crypto.js";
 
 export const SESSION_COOKIE = "paysandbox_session";
 

@@ -3,7 +3,7 @@
  * full, and a scenario's card numbers are masked.
  */
 import type { FC } from "hono/jsx";
-import type { Scenario, ScenarioRule } from "../../scenarios/scenario.schema.js";
+import type { Scenario, ScenarioRule } from "../scenarios/scenario.schema.js";
 import type { MerchantRow, ScenarioRow } from "./dashboard.repo.js";
 import { maskPan, maskSecret } from "./format.js";
 import { type Frame, Layout, Time } from "./layout.js";

@@ -17,8 +17,8 @@
  */
 import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Db } from "../../db/client.js";
-import { merchants, scenarios, subscriptions, transactions, webhookAttempts, webhookDeliveries } from "../../db/schema/index.js";
+import type { Db } from "../db/client.js";
+import { merchants, scenarios, subscriptions, transactions, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 /** A position in a list: the created_at and rowid of the row next to it. */
 export interface Cursor {

@@ -9,7 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Child, FC, PropsWithChildren } from "hono/jsx";
-import { toIso } from "../../platform/clock.js";
+import { toIso } from "../platform/clock.js";
 import { formatTime } from "./format.js";
 
 /**

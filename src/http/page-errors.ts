@@ -6,10 +6,10 @@
  */
 import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/env.js";
-import { validationHook } from "../http/errors.js";
 import { SandboxError } from "../platform/errors.js";
-import { renderMessage } from "./three-ds.js";
+import type { AppEnv } from "./env.js";
+import { validationHook } from "./errors.js";
+import { renderMessage } from "./shopper-page.js";
 
 export const NO_STORE = { "Cache-Control": "no-store" };
 
@@ -58,4 +58,11 @@ export function pageFormHook<I, P extends string, R>(lookup: (id: string) => unk
     return validationHook(result, c);
   };
   return hook as unknown as Hook<I, AppEnv, P, R>;
+}
+
+/** `url` with `transactionId=<id>` in its query (docs/cards.md#3ds-challenge: the 303 after the challenge). */
+export function withTransactionId(url: string, id: string): string {
+  const u = new URL(url);
+  u.searchParams.set("transactionId", id);
+  return u.toString();
 }

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { pathParam } from "../http/schemas.js";
-import { oneOf } from "../http/wire.js";
+import { pathParam } from "../../http/schemas.js";
+import { oneOf } from "../../http/wire.js";
 
 const tags = ["Sandbox pages"];
 

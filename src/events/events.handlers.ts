@@ -1,13 +1,13 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type SSEMessage, SSEStreamingApi, streamSSE } from "hono/streaming";
-import type { EventFilter, EventLog, StoredEvent } from "../events/event-log.js";
 import type { AppEnv } from "../http/env.js";
 import { invalidField } from "../platform/errors.js";
+import type { EventFilter, EventLog, StoredEvent } from "./event-log.js";
 import { type EventsQuery, eventsRoute } from "./events.routes.js";
 
 /**
- * `GET /_sandbox/events` (docs/events.md), and the dashboard's own copy of it (src/sandbox/dashboard,
+ * `GET /_sandbox/events` (docs/events.md), and the dashboard's own copy of it (src/dashboard,
  * behind its session cookie: a browser's EventSource cannot send the admin token). Streaming is
  * Hono's streamSSE and each event's framing its `writeSSE`; a batch goes out as one write, awaited,
  * so the next batch is read only once the client took this one (backpressure).

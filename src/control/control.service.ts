@@ -17,7 +17,7 @@ import type { ScenarioService } from "../scenarios/scenario.service.js";
 import type { DueWorkRunner, RanCounts } from "../scheduler/due-work.js";
 import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
 import type { ClockStore } from "./clock-store.js";
-import { BY_OR_TO } from "./sandbox.wire.js";
+import { BY_OR_TO } from "./control.wire.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
 /** The clock never passes this: later dates have no 4-digit-year ISO 8601 form. */

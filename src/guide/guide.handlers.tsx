@@ -13,9 +13,9 @@ import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { FC } from "hono/jsx";
-import type { AppEnv } from "../../http/env.js";
-import { notFound } from "../../platform/errors.js";
 import { FRAME_CSS, TopBar } from "../dashboard/layout.js";
+import type { AppEnv } from "../http/env.js";
+import { notFound } from "../platform/errors.js";
 import { type GuideFile, GuideFiles, type PageEntry, packageRoot } from "./guide-files.js";
 import type { RenderedPage } from "./markdown.js";
 

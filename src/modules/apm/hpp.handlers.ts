@@ -1,15 +1,14 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../http/env.js";
-import type { HostedPageService } from "../modules/apm/hosted-page.service.js";
-import { FormRejected, type ShopperPage } from "../modules/apm/hosted-page.service.js";
-import { labelOf } from "../modules/apm/methods.js";
-import { SandboxError } from "../platform/errors.js";
-import { formatAmount } from "../platform/money.js";
-import { renderShopperPage } from "./hpp.js";
+import type { AppEnv } from "../../http/env.js";
+import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
+import { renderMessage } from "../../http/shopper-page.js";
+import { SandboxError } from "../../platform/errors.js";
+import { formatAmount } from "../../platform/money.js";
+import type { HostedPageService } from "./hosted-page.service.js";
+import { FormRejected, type ShopperPage } from "./hosted-page.service.js";
+import { renderShopperPage } from "./hpp.page.js";
 import { hppAnswerRoute, hppPageRoute, qrAnswerRoute, qrPageRoute } from "./hpp.routes.js";
-import { NO_STORE, pageFormHook } from "./page-errors.js";
-import { withTransactionId } from "./three-ds.handlers.js";
-import { renderMessage } from "./three-ds.js";
+import { labelOf } from "./methods.js";
 
 /** The view of a page: the fields still missing (with what was typed, when re-rendered), the QR when there is one. */
 function view(p: ShopperPage, page: "hpp" | "qr", iframe: boolean, form?: Record<string, unknown>, rejected?: FormRejected) {

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { EVENT_TYPES } from "../events/event-log.js";
 import { ADMIN_SECURITY, errorResponses } from "../http/schemas.js";
+import { EVENT_TYPES } from "./event-log.js";
 
 const ID = /^\d{1,15}$/;
 

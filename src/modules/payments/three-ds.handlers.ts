@@ -1,19 +1,13 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../http/env.js";
-import { cardMask } from "../modules/payments/card.js";
-import type { PaymentService } from "../modules/payments/payments.service.js";
-import { SandboxError } from "../platform/errors.js";
-import { formatAmount } from "../platform/money.js";
-import { NO_STORE, pageFormHook } from "./page-errors.js";
-import { renderChallenge, renderMessage } from "./three-ds.js";
+import type { AppEnv } from "../../http/env.js";
+import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
+import { renderMessage } from "../../http/shopper-page.js";
+import { SandboxError } from "../../platform/errors.js";
+import { formatAmount } from "../../platform/money.js";
+import { cardMask } from "./card.js";
+import type { PaymentService } from "./payments.service.js";
+import { renderChallenge } from "./three-ds.page.js";
 import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
-
-/** `url` with `transactionId=<id>` in its query (docs/cards.md#3ds-challenge: the 303 after the challenge). */
-export function withTransactionId(url: string, id: string): string {
-  const u = new URL(url);
-  u.searchParams.set("transactionId", id);
-  return u.toString();
-}
 
 /** The 3DS challenge page and its answer (docs/cards.md#3ds-challenge); no auth. */
 export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {

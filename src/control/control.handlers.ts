@@ -7,8 +7,8 @@ import { badRequest, invalidField } from "../platform/errors.js";
 import { describeIssues } from "../scenarios/scenario.schema.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
+import { advanceRoute, clockRoute, healthRoute, listScenariosRoute, loadScenarioRoute, resetRoute } from "./control.routes.js";
 import type { ControlService } from "./control.service.js";
-import { advanceRoute, clockRoute, healthRoute, listScenariosRoute, loadScenarioRoute, resetRoute } from "./sandbox.routes.js";
 
 const mask = (number: string) => maskNumber(number);
 const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;

@@ -10,11 +10,11 @@ import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant } from "../platform/clock.js";
 import { TEST_CARDS } from "../platform/fixtures.js";
 import { loadYaml } from "../platform/nesting.js";
-import type { Recorder } from "../recording/recorder.js";
-import { type ExportedFile, exportSteps } from "../recording/steps-export.js";
-import { commentText, yamlText } from "../recording/yaml-escape.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
+import type { Recorder } from "./recorder.js";
 import { recordingRoute } from "./recording.routes.js";
+import { type ExportedFile, exportSteps } from "./steps-export.js";
+import { commentText, yamlText } from "./yaml-escape.js";
 
 /** The file as YAML, its header and each step's note as comments. */
 export function recordingYaml(file: ExportedFile): string {

@@ -2,11 +2,11 @@
  * How the dashboard writes values for people (docs/dashboard.md): times in UTC, amounts in major units,
  * and secrets and card numbers never in full.
  */
-import { isTransactionKind, KIND_FACTS } from "../../modules/transactions/kinds.js";
-import { cardMask, maskNumber } from "../../platform/cards.js";
-import { toIso } from "../../platform/clock.js";
-import { declineName } from "../../platform/fixtures.js";
-import { formatAmount } from "../../platform/money.js";
+import { isTransactionKind, KIND_FACTS } from "../modules/transactions/kinds.js";
+import { cardMask, maskNumber } from "../platform/cards.js";
+import { toIso } from "../platform/clock.js";
+import { declineName } from "../platform/fixtures.js";
+import { formatAmount } from "../platform/money.js";
 
 /** Statuses a transaction can have (docs/lifecycles.md), for the status filter. */
 export const TRANSACTION_STATUSES = [
@@ -21,7 +21,7 @@ export const TRANSACTION_STATUSES = [
   "CHARGEBACK",
 ] as const;
 
-export { SUBSCRIPTION_STATUSES } from "../../modules/subscriptions/subscriptions.service.js";
+export { SUBSCRIPTION_STATUSES } from "../modules/subscriptions/subscriptions.service.js";
 
 /** `2026-01-15 12:00:00` (UTC, no milliseconds): readable and still sortable. */
 export const formatTime = (ms: number): string => toIso(ms).slice(0, 19).replace("T", " ");

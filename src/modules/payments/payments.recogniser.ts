@@ -10,7 +10,7 @@
  * key, a present key holding undefined, a `__proto__` metadata key, a number that is not a safe
  * integer) is left to zod. The fields are checked against the schema's shape when the recogniser
  * is made: a key added, removed, reordered or made optional there turns the fast path off rather
- * than let it disagree (payments.fast.test.ts fails on it too).
+ * than let it disagree (payments.recogniser.test.ts fails on it too).
  */
 import { z } from "@hono/zod-openapi";
 import { isAbsoluteHttpUrl, MAX_URL_LENGTH, type Recogniser } from "../../http/schemas.js";

@@ -6,7 +6,7 @@
  * page; in iframe mode the form targets `_top`, so the merchant's redirect replaces the window.
  */
 import type { FC } from "hono/jsx";
-import { Layout } from "./three-ds.js";
+import { Layout } from "../../http/shopper-page.js";
 
 export interface ShopperPageView {
   /** "hpp" or "qr": the page's own path. */

@@ -7,21 +7,21 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
-import type { Config } from "../../config.js";
-import type { Db } from "../../db/client.js";
-import type { EventLog } from "../../events/event-log.js";
-import type { AppEnv } from "../../http/env.js";
-import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.js";
-import type { CompleteInput, TransactionLifecycle } from "../../modules/transactions/lifecycle.js";
-import type { Clock } from "../../platform/clock.js";
-import { invalidField, missingField, notFound, SandboxError } from "../../platform/errors.js";
-import { APM_METHODS, DECLINE_CODES } from "../../platform/fixtures.js";
-import type { Recorder } from "../../recording/recorder.js";
-import type { WebhookJournal } from "../../webhooks/journal.js";
-import type { ControlService } from "../control.service.js";
-import { eventStream } from "../events.handlers.js";
-import { EventsQuerySchema } from "../events.routes.js";
-import { type RecordingDeps, recordingFile, recordingYaml } from "../recording.handlers.js";
+import type { Config } from "../config.js";
+import type { ControlService } from "../control/control.service.js";
+import type { Db } from "../db/client.js";
+import type { EventLog } from "../events/event-log.js";
+import { eventStream } from "../events/events.handlers.js";
+import { EventsQuerySchema } from "../events/events.routes.js";
+import type { AppEnv } from "../http/env.js";
+import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../modules/transactions/kinds.js";
+import type { CompleteInput, TransactionLifecycle } from "../modules/transactions/lifecycle.js";
+import type { Clock } from "../platform/clock.js";
+import { invalidField, missingField, notFound, SandboxError } from "../platform/errors.js";
+import { APM_METHODS, DECLINE_CODES } from "../platform/fixtures.js";
+import type { Recorder } from "../recording/recorder.js";
+import { type RecordingDeps, recordingFile, recordingYaml } from "../recording/recording.handlers.js";
+import type { WebhookJournal } from "../webhooks/journal.js";
 import { DashboardAccess, localPath } from "./access.js";
 import {
   type Cursor,

@@ -3,7 +3,7 @@
  * kind and status (and subscription, from the subscriptions page), paged by keyset.
  */
 import type { FC } from "hono/jsx";
-import { KIND_FACTS, TRANSACTION_KINDS } from "../../modules/transactions/kinds.js";
+import { KIND_FACTS, TRANSACTION_KINDS } from "../modules/transactions/kinds.js";
 import { type Cursor, encodeCursor, type Page, type TransactionFilter, type TransactionListRow } from "./dashboard.repo.js";
 import { cardOf, declineText, kindLabel, money, TRANSACTION_STATUSES } from "./format.js";
 import { Badge, type Frame, Layout, type Live, Time } from "./layout.js";

@@ -10,7 +10,7 @@ import {
   ResetRequestSchema,
   ScenarioLoadedSchema,
   ScenarioSummarySchema,
-} from "./sandbox.wire.js";
+} from "./control.wire.js";
 
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;

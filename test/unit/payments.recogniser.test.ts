@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fastPaths } from "../../src/http/schemas.js";
-import { agreesWithShape, cardPaymentRecogniser } from "../../src/modules/payments/payments.fast.js";
+import { agreesWithShape, cardPaymentRecogniser } from "../../src/modules/payments/payments.recogniser.js";
 import { CardPaymentRequestSchema } from "../../src/modules/payments/payments.wire.js";
 import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { THREE_DS_DEVICE } from "../http/payments.body.js";
