@@ -67,7 +67,8 @@ if (isMainThread && process.env.COST_OUT) {
   const sql = new Map();
   if (process.env.COST_SQL === "1") {
     const driver = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3";
-    const Database = createRequire(`${process.cwd()}/package.json`)(driver);
+    // resolved from the server's own script, so that it is the very module (and addon) the server loads
+    const Database = createRequire(process.argv[1] ?? `${process.cwd()}/package.json`)(driver);
     const probeDb = new Database(":memory:");
     const proto = Object.getPrototypeOf(probeDb.prepare("select 1"));
     probeDb.close();
