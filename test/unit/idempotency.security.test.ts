@@ -55,6 +55,13 @@ describe("missing versus invalid", () => {
 });
 
 describe("the one-pass hashed form", () => {
+  it("orders many keys as canonicalJson does (past the insertion sort's size too)", () => {
+    for (const n of [3, 64, 65, 200]) {
+      const body = Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${(i * 7919) % n}\u00e9${i % 3 ? "Z" : "a"}`, i]));
+      expect(hashedForm(body)).toBe(canonicalJson(redactForHash(body)));
+    }
+  });
+
   it("is byte for byte canonicalJson(redactForHash(body)), so stored keys still match", () => {
     // any key too (quotes, controls, astral characters): the order is by UTF-16 code units, the quoting JSON's
     const key = fc.oneof(
