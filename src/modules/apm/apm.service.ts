@@ -30,7 +30,7 @@ import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import type { FxRates } from "../payments/fx.js";
 import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
-import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import { amountColumns, type NewRowFields, newTransactionRow } from "../transactions/new-row.js";
 import { type ApmDetails, presentApmPayment, presentApmPayout, presentCreate, type StartedApmRow } from "./apm.present.js";
 import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
 import type { ApmCallback, ApmCreateResponse, ApmPaymentRequest, ApmPayoutRequest, ApmResponseData } from "./apm.wire.js";
@@ -94,11 +94,7 @@ export class ApmService {
           spec: fx ? spec : { status: "FAILED", declineCode: DECLINE.CURRENCY_EXCHANGE_NOT_ALLOWED },
           base: {
             requestId: body.requestId,
-            orderCurrency: body.currency,
-            orderAmount: amountMinor,
-            processedCurrency: fx?.processedCurrency ?? body.currency,
-            processedAmount: fx?.processedAmount ?? amountMinor,
-            conversionRate: fx?.conversionRate ?? "1",
+            ...amountColumns(amountMinor, body.currency, fx),
             callbackUrl: body.callbackUrl ?? null,
             successRedirectUrl: body.successRedirectUrl ?? null,
             failureRedirectUrl: body.failureRedirectUrl ?? null,
@@ -142,11 +138,7 @@ export class ApmService {
           spec,
           base: {
             requestId: body.requestId,
-            orderCurrency: body.currency,
-            orderAmount: amountMinor,
-            processedCurrency: body.currency,
-            processedAmount: amountMinor,
-            conversionRate: "1",
+            ...amountColumns(amountMinor, body.currency),
             callbackUrl: body.callbackUrl ?? null,
             successRedirectUrl: body.successRedirectUrl ?? null,
             failureRedirectUrl: body.failureRedirectUrl ?? null,
@@ -185,7 +177,7 @@ export class ApmService {
       payload: Payload;
       echo: Record<string, unknown>;
       spec: OutcomeSpec;
-      base: Partial<TransactionRow>;
+      base: Partial<NewRowFields> & Pick<TransactionRow, "orderAmount" | "orderCurrency">;
     },
   ): StartedApmRow {
     const { method, spec } = input;
@@ -203,7 +195,7 @@ export class ApmService {
       providerTransactionId: `sbx-${id}`,
     };
     if (waitingOnShopper && method.actionType === "QR" && missing.length === 0) {
-      const amount = formatAmount(input.base.orderAmount ?? 0, input.base.orderCurrency ?? "");
+      const amount = formatAmount(input.base.orderAmount, input.base.orderCurrency);
       const name = merchant.name ?? merchant.mid;
       const link = method.paymentMethod === "PIX_QR" ? pixBrCode(name, amount, id) : upiDeepLink(name, amount, id);
       Object.assign(responseData, {
@@ -225,18 +217,18 @@ export class ApmService {
     };
     const due = first.spec ? deadlineOf(first.spec, now) : {};
     const row: StartedApmRow = {
-      ...EMPTY_ROW,
-      ...input.base,
-      id,
-      merchantKey: merchant.merchantKey,
-      kind: input.kind,
+      ...newTransactionRow(now, {
+        ...input.base,
+        id,
+        merchantKey: merchant.merchantKey,
+        kind: input.kind,
+        status: first.status,
+        declineCode: first.declineCode,
+        paymentMethod: method.paymentMethod,
+        ...due,
+      }),
       status: first.status,
-      declineCode: first.declineCode,
-      paymentMethod: method.paymentMethod,
       details,
-      ...due,
-      createdAt: now,
-      updatedAt: now,
     };
     this.deps.lifecycle.create(row, merchant);
     return row;

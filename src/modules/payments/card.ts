@@ -31,6 +31,20 @@ export interface CardOnFile {
   profile: string;
 }
 
+/** The row's card columns (src/modules/transactions/new-row.ts) for a card the sandbox keeps. */
+export function cardColumns(card: CardOnFile) {
+  return {
+    cardBin: card.bin,
+    cardLast4: card.last4,
+    cardLength: card.length,
+    cardExpMonth: card.expMonth,
+    cardExpYear: card.expYear,
+    cardHolder: card.holder,
+    cardBrand: card.brand,
+    cardProfile: card.profile,
+  };
+}
+
 /** The reasons of `errors[]` (docs/cards.md) for card fields. */
 export const EXP_MONTH_REASON = 'expected the month as two digits, "01" to "12"';
 export const EXP_YEAR_REASON = 'expected a four-digit year such as "2030"';
