@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { openDb } from "../src/db/client.js";
-import { BUILTIN_MERCHANT } from "../src/modules/merchants/merchants.service.js";
 import { ManualClock } from "../src/platform/clock.js";
+import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
 import { SubscriptionScheduler } from "../src/scheduler/subscriptions.js";
 import { emit, freePort, ROOT } from "./lib.js";
 

@@ -161,7 +161,7 @@ export function createContext(opts: ContextOptions): AppContext {
   const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
-  const apm = new ApmService({ clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
   const wallet = new WalletService(clock);
   transactions.onSettled((row) => billing.onSettled(row));

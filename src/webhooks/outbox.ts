@@ -5,6 +5,7 @@
  */
 import type { Db } from "../db/client.js";
 import type { Merchant } from "../db/schema/index.js";
+import { MAX_URL_LENGTH } from "../http/schemas.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
@@ -19,9 +20,6 @@ export interface OutboxDispatch {
   take(row: DueRow, at: number): void;
   park(seq: number, id: string, url: string, at: number): void;
 }
-
-/** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
-const MAX_CALLBACK_URL = 2048;
 
 export interface EnqueueInput {
   merchant: Merchant;
@@ -68,7 +66,8 @@ export function callbackTarget(callbackUrl: string, paymentMethod: string, apmTy
 const targets = new Map<string, string>();
 
 function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
-  if (callbackUrl.length > MAX_CALLBACK_URL) throw invalidField("callbackUrl");
+  // the routes' own limit (src/http/schemas.ts): a longer callbackUrl never reaches the outbox from a request
+  if (callbackUrl.length > MAX_URL_LENGTH) throw invalidField("callbackUrl");
   let u: URL;
   try {
     u = new URL(callbackUrl);

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { subscriptions, transactions, webhookDeliveries } from "../../src/db/schema/index.js";
-import { BUILTIN_MERCHANT } from "../../src/modules/merchants/merchants.service.js";
+import { BUILTIN_MERCHANT } from "../../src/platform/fixtures.js";
 import { SubscriptionScheduler, tickAtOrAfter } from "../../src/scheduler/subscriptions.js";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { BILLING, DEVICE } from "../http/subscriptions.support.js";

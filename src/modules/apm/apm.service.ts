@@ -18,18 +18,16 @@
  *   (a wallet token's data, a decrypted PAN) is masked.
  */
 import { luhnValid } from "../../platform/cards.js";
-import type { Clock } from "../../platform/clock.js";
 import { hmacBase64, safeEqual } from "../../platform/crypto.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
-import type { Ids } from "../../platform/ids.js";
 import { formatAmount, parseAmount } from "../../platform/money.js";
-import { DEFAULT_PROFILE, type OutcomeEngine } from "../../scenarios/outcome-engine.js";
-import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
+import { DEFAULT_PROFILE } from "../../scenarios/outcome-engine.js";
+import type { IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import type { FxRates } from "../payments/fx.js";
-import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
+import type { PaymentDeps } from "../payments/payments.service.js";
+import { DECLINE, deadlineOf, type TransactionRow } from "../transactions/lifecycle.js";
 import { amountColumns, type NewRowFields, newTransactionRow } from "../transactions/new-row.js";
 import { type ApmDetails, presentApmPayment, presentApmPayout, presentCreate, type StartedApmRow } from "./apm.present.js";
 import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
@@ -37,22 +35,12 @@ import type { ApmCallback, ApmCreateResponse, ApmPaymentRequest, ApmPayoutReques
 import { type ApmMethod, isWallet, missingFields } from "./methods.js";
 import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
-export interface ApmDeps {
-  clock: Clock;
-  ids: Ids;
-  outcomes: OutcomeEngine;
-  fx: FxRates;
-  idempotency: IdempotencyService;
-  lifecycle: TransactionLifecycle;
-  publicUrl: () => string;
-}
-
 type Payload = ApmPaymentRequest["apmPayload"];
 
 const PAN_PATH = "apmPayload.decrypted.applicationPrimaryAccountNumber";
 
 export class ApmService {
-  constructor(private readonly deps: ApmDeps) {}
+  constructor(private readonly deps: PaymentDeps) {}
 
   /**
    * docs/apm.md, the one use case behind POST /payments/apm: accountId, amount, the method's

@@ -63,6 +63,7 @@ export type PaymentResult = CardPaymentResponse & { row: TransactionRow };
 /** Card-payment info (docs/cards.md): the callback shape plus refundedAmount (order currency). */
 export type CardInfo = CardCallback & { refundedAmount: number };
 
+/** What a payment service needs: the card one (this file) and the APM one (src/modules/apm/apm.service.ts). */
 export interface PaymentDeps {
   db: Db;
   clock: Clock;

@@ -3,10 +3,12 @@
  * and the PUT moves between them, plan validation, and when the scheduler must look at a row.
  * Pure functions over rows; no database.
  */
+
+import { isIsoDate, midnightOf } from "../../platform/dates.js";
 import { DAY_MS } from "../../platform/duration.js";
 import { invalidField } from "../../platform/errors.js";
 import { formatAmount, isCurrency, parseAmount } from "../../platform/money.js";
-import { type Frequency, isIsoDate, midnightOf, type Period, slotDate } from "./schedule.js";
+import { type Frequency, type Period, slotDate } from "./schedule.js";
 import type { SubscriptionRow } from "./subscriptions.repo.js";
 
 export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
