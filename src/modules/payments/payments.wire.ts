@@ -20,6 +20,9 @@ import {
   text,
 } from "../../http/wire.js";
 
+/** A card as a payment request sends it. */
+export type CardRequest = z.infer<typeof CardSchema>;
+
 const THREE_DS_URLS = ["callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
 
 export const CardPaymentRequestSchema = z
