@@ -61,7 +61,7 @@ async function measure(size: number): Promise<void> {
     })();
     const seedSeconds = (performance.now() - t0) / 1000;
 
-    const scheduler = new SubscriptionScheduler(ctx.billing, clock);
+    const scheduler = new SubscriptionScheduler({ subscriptions: ctx.billing, clock });
     const t1 = performance.now();
     // as the runner does: one batch per run() while charges are due (it yields to requests between)
     let charges = 0;

@@ -80,6 +80,14 @@ function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: strin
   return u.toString();
 }
 
+export interface OutboxDeps {
+  db: Db;
+  clock: Clock;
+  ids: Ids;
+  /** The dispatcher to wake or hand a delivery to; none in tools that only write. */
+  dispatch?: OutboxDispatch | undefined;
+}
+
 export class Outbox {
   private readonly repo: WebhooksRepo;
 
@@ -91,13 +99,8 @@ export class Outbox {
    * claim at the group commit, or a run of the due work after the enqueuing transaction has
    * committed). A rolled-back enqueue only costs an empty run (or a queued row found gone).
    */
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly dispatch?: OutboxDispatch,
-  ) {
-    this.repo = new WebhooksRepo(db);
+  constructor(private readonly deps: OutboxDeps) {
+    this.repo = new WebhooksRepo(deps.db);
   }
 
   /** Which of `orderKeys` have a pending delivery now (in the caller's transaction): one statement for a batch. */
@@ -113,8 +116,8 @@ export class Outbox {
   enqueue(input: EnqueueInput): string | undefined {
     if (!input.callbackUrl) return undefined;
     const url = callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType);
-    const now = this.clock.nowMs();
-    const id = this.ids.next("webhook");
+    const now = this.deps.clock.nowMs();
+    const id = this.deps.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
     const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
     const rates = input.merchant.webhookChaos;
@@ -139,21 +142,24 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    const place = rates || blocked ? undefined : this.dispatch?.placement(url);
+    const place = rates || blocked ? undefined : this.deps.dispatch?.placement(url);
     if (place === "take") {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.dispatch?.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
+      this.deps.dispatch?.take(
+        { seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 },
+        now,
+      );
       return id;
     }
     if (place === "park") {
       // its destination is full: written already parked (no due time) and queued behind the others,
       // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (docs/performance.md)
       const seq = this.repo.insert({ ...row, nextAttemptAt: null });
-      this.dispatch?.park(seq, id, url, now);
+      this.deps.dispatch?.park(seq, id, url, now);
       return id;
     }
-    this.dispatch?.wake();
+    this.deps.dispatch?.wake();
     if (!rates) {
       this.repo.insert(row);
       return id;
@@ -166,7 +172,7 @@ export class Outbox {
     const ids = insertWithChaos(this.repo, row, mode, {
       now,
       delayBy: typeof rates.delayBy === "string" ? rates.delayBy : undefined,
-      nextId: () => this.ids.next("webhook"),
+      nextId: () => this.deps.ids.next("webhook"),
     });
     if (input.transactionId && overtakes) releaseReordered(this.repo, input.transactionId, ids, now);
     return id;
