@@ -37,6 +37,17 @@ import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
 type Payload = ApmPaymentRequest["apmPayload"];
 
+/** The row columns an APM pay-in or payout keeps of its request as sent. */
+const requestColumns = (body: ApmPaymentRequest | ApmPayoutRequest) => ({
+  callbackUrl: body.callbackUrl ?? null,
+  successRedirectUrl: body.successRedirectUrl ?? null,
+  failureRedirectUrl: body.failureRedirectUrl ?? null,
+  billingDetails: body.billingDetails ?? null,
+  orderData: body.order ?? null,
+  device: body.device ?? null,
+  metadata: body.metadata ?? null,
+});
+
 const PAN_PATH = "apmPayload.decrypted.applicationPrimaryAccountNumber";
 
 export class ApmService {
@@ -83,13 +94,7 @@ export class ApmService {
           base: {
             requestId: body.requestId,
             ...amountColumns(amountMinor, body.currency, fx),
-            callbackUrl: body.callbackUrl ?? null,
-            successRedirectUrl: body.successRedirectUrl ?? null,
-            failureRedirectUrl: body.failureRedirectUrl ?? null,
-            billingDetails: body.billingDetails ?? null,
-            orderData: body.order ?? null,
-            device: body.device ?? null,
-            metadata: body.metadata ?? null,
+            ...requestColumns(body),
           },
         });
         return presentCreate(row, false);
@@ -127,13 +132,7 @@ export class ApmService {
           base: {
             requestId: body.requestId,
             ...amountColumns(amountMinor, body.currency),
-            callbackUrl: body.callbackUrl ?? null,
-            successRedirectUrl: body.successRedirectUrl ?? null,
-            failureRedirectUrl: body.failureRedirectUrl ?? null,
-            billingDetails: body.billingDetails ?? null,
-            orderData: body.order ?? null,
-            device: body.device ?? null,
-            metadata: body.metadata ?? null,
+            ...requestColumns(body),
           },
         });
         return presentCreate(row, true);
