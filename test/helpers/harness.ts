@@ -13,6 +13,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { type Ids, sequentialIds } from "../../src/platform/ids.js";
 import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
 import { conforming } from "./conformance.js";
+import { type Receiver, startReceiver } from "./receiver.js";
 
 export const BUILTIN = {
   merchantKey: "sandbox_merchant_key",
@@ -141,6 +142,30 @@ export function makeServer(
       await server.root.work.idle();
       await server.root.webhooks.close();
       if (server.root.db.$client.open) server.root.db.$client.close();
+    },
+  };
+}
+
+/**
+ * What most HTTP suites make before each test: a sandbox (makeSandbox), a token of its built-in
+ * merchant and a webhook receiver; `close` closes both.
+ */
+export async function sandboxWithReceiver(opts: Parameters<typeof makeSandbox>[0] = {}): Promise<{
+  s: TestSandbox;
+  token: string;
+  receiver: Receiver;
+  close(): Promise<void>;
+}> {
+  const s = makeSandbox(opts);
+  const token = await s.token();
+  const receiver = await startReceiver();
+  return {
+    s,
+    token,
+    receiver,
+    async close() {
+      await s.close();
+      await receiver.close();
     },
   };
 }
