@@ -2,7 +2,9 @@
  * An app on `:memory:` with a ManualClock, the built-in merchant seeded, and a supertest agent
  * (tests sit by intent: happy, error, security). `const s = makeSandbox(); const token = await s.token();`
  */
+import { Writable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
+import pino from "pino";
 import supertest from "supertest";
 import { createApp } from "../../src/app.js";
 import { createServer } from "../../src/compose.js";
@@ -166,6 +168,38 @@ export async function sandboxWithReceiver(opts: Parameters<typeof makeSandbox>[0
     async close() {
       await s.close();
       await receiver.close();
+    },
+  };
+}
+
+/** A sandbox whose log lines (pino at `level`) are kept in `lines`: what is logged, and what never is. */
+export function loggedSandbox(level: pino.Level): {
+  ctx: AppContext;
+  http: ReturnType<typeof supertest>;
+  lines: string[];
+  close(): Promise<void>;
+} {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const ctx = createContext({
+    config: defaultConfig({ publicUrl: "http://sandbox.test" }),
+    clock: new ManualClock(T0),
+    logger: pino({ level }, stream),
+  });
+  return {
+    ctx,
+    http: agentOf(createApp(ctx).fetch),
+    lines,
+    /** Lets due work finish, then closes the webhook agent and the database. */
+    async close() {
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      ctx.db.$client.close();
     },
   };
 }
