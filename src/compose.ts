@@ -55,6 +55,8 @@ export interface Server {
 
 /** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
 const SANDBOX_CACHE_KIB = 4000;
+/** Where a sandbox's scenario came from, in the 400s that name its problems. */
+const SCENARIO_SOURCE = "POST /_sandbox/sandboxes (scenario)";
 const PREFIX = "/sandboxes/";
 /** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
@@ -201,7 +203,7 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       ? checkpointInBackground(db, spec.path)
       : async (_?: { beforeClose?: boolean }) => undefined;
     const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
-    const saved = spec.fresh ? undefined : new ClockStore(db, clock).load();
+    const saved = spec.fresh ? undefined : new ClockStore({ db, clock }).load();
     if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
     const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
     const ctx = createContext({
@@ -212,13 +214,9 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
       ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
       fresh: spec.fresh,
-    });
-    const source = "POST /_sandbox/sandboxes (scenario)";
-    if (spec.scenario !== undefined) {
-      const document = spec.scenario;
       // its reset reloads the scenario it was created with, as the root's reloads its start files
-      ctx.control.onReset(() => ctx.scenarios.load(document, source));
-    }
+      ...(spec.scenario === undefined ? {} : { keptScenario: { document: spec.scenario, source: SCENARIO_SOURCE } }),
+    });
     ctx.clockStore.save();
     // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
     let app: ReturnType<typeof createApp> | undefined;
@@ -229,9 +227,8 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       },
       nowMs: () => clock.nowMs(),
       loadScenario(document) {
-        const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
-        const scenario = ctx.scenarios.load(doc, source);
-        ctx.control.onReset(() => ctx.scenarios.load(scenario, source));
+        const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
+        const scenario = ctx.keepScenario(doc, SCENARIO_SOURCE);
         return { merchants: scenario.merchants, stored: scenario };
       },
       runDue: () => ctx.work.runUntil(undefined, { settle: false }),

@@ -29,7 +29,7 @@ async function start(config: Config): Promise<void> {
   // one commit per turn of the event loop for every request's writes; answers wait for it (src/db/commit.ts)
   enableGroupCommit(db.$client);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
-  const persisted = new ClockStore(db, clock).load();
+  const persisted = new ClockStore({ db, clock }).load();
   if (persisted !== undefined) clock.resetTo(persisted);
   // A reused database keeps its own clock (docs/configuration.md): say so when --start-time asks for another.
   if (persisted !== undefined && config.startTime !== undefined && persisted !== config.startTime) {

@@ -15,7 +15,8 @@ import { eventStream } from "../events/events.handlers.js";
 import { EventsQuerySchema } from "../events/events.routes.js";
 import type { AppEnv } from "../http/env.js";
 import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../modules/transactions/kinds.js";
-import type { CompleteInput, TransactionLifecycle } from "../modules/transactions/lifecycle.js";
+import type { TransactionLifecycle } from "../modules/transactions/lifecycle.js";
+import type { CompleteRequest } from "../modules/transactions/transactions.wire.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField, missingField, notFound, SandboxError } from "../platform/errors.js";
 import { APM_METHODS, DECLINE_CODES } from "../platform/fixtures.js";
@@ -92,7 +93,7 @@ function dashboardActions(ctx: DashboardDeps) {
       record("request", at, `/_sandbox/webhooks/${encodeURIComponent(deliveryId)}/replay`, undefined, 201, { id: entry.id });
       return entry;
     },
-    complete: (transactionId: string, input: CompleteInput) => {
+    complete: (transactionId: string, input: CompleteRequest) => {
       const at = ctx.clock.nowMs();
       const r = ctx.transactions.complete(transactionId, input);
       const path = `/_sandbox/transactions/${encodeURIComponent(transactionId)}/complete`;

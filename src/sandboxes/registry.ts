@@ -24,14 +24,13 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../control/control.service.js";
 import { type Db, inTransaction } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
-import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
-import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
+import { INSTANT_REASON, MAX_CLOCK_ISO, MAX_CLOCK_MS, parseInstant, toIso } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
+import { BUILTIN_MERCHANT, type SandboxMerchant } from "../platform/fixtures.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
 
 export const DEFAULT_TTL = "PT1H";
@@ -78,14 +77,6 @@ export interface Composition {
     /** Settles when the file is wholly let go (the checkpointer thread closes it after this connection). */
     released: Promise<void>;
   }>;
-}
-
-export interface SandboxMerchant {
-  merchantKey: string;
-  merchantSecret: string;
-  mid: string;
-  merchantId: number;
-  accountId: number;
 }
 
 export interface OpenSpec {

@@ -19,6 +19,7 @@ import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction, writesPaused } from "../db/client.js";
 import { atCommit, batchOpen, commitNow, rollbacks } from "../db/commit.js";
+import type { AttemptResult } from "../events/event-log.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -68,17 +69,6 @@ interface Outcome {
   httpStatus: number | null;
   error: string | null;
   durationMs: number;
-}
-
-/** One attempt's result, as recorded (the live events, docs/events.md); `url` with its userinfo masked. */
-export interface AttemptRecord {
-  seq: number;
-  deliveryId: string;
-  url: string;
-  attempt: number;
-  at: number;
-  httpStatus: number | null;
-  error: string | null;
 }
 
 interface Flight {
@@ -195,7 +185,7 @@ export class WebhookDispatcher implements DueWork {
   /** `rollbacks()` when the open batch's first delivery was taken. */
   private takenRollbacks = 0;
   private readonly takenKey = {};
-  private readonly attemptListeners: Array<(a: AttemptRecord) => void> = [];
+  private readonly attemptListeners: Array<(a: AttemptResult) => void> = [];
 
   constructor(
     private readonly db: Db,
@@ -210,7 +200,7 @@ export class WebhookDispatcher implements DueWork {
   }
 
   /** Runs inside the transaction that records each attempt's result (interrupted ones included). */
-  onAttempt(listener: (a: AttemptRecord) => void): void {
+  onAttempt(listener: (a: AttemptResult) => void): void {
     this.attemptListeners.push(listener);
   }
 

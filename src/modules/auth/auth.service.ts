@@ -19,6 +19,12 @@ export const TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 const SECRET_KEY = "jwt_secret";
 const CACHE_LIMIT = 10_000;
 
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  merchants: MerchantService;
+}
+
 export class AuthService {
   private readonly secret: string;
   /** The secret imported once as a WebCrypto key: hono/jwt would re-import a string per call (~100 µs). */
@@ -28,17 +34,13 @@ export class AuthService {
   /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
   private readonly verified = new Map<string, { sub: string; sv: string; expMs: number }>();
 
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-    private readonly merchants: MerchantService,
-  ) {
-    const row = db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
+  constructor(private readonly deps: AuthDeps) {
+    const row = deps.db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
     if (row) {
       this.secret = row.value;
     } else {
       this.secret = randomSecret();
-      db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
+      deps.db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
     }
   }
 
@@ -71,7 +73,7 @@ export class AuthService {
    * (docs/gateway.md#authentication). Token issue and the report's header credentials share it.
    */
   verifyCredentials(merchantKey: string | undefined, merchantSecret: string | undefined): Merchant {
-    const m = merchantKey ? this.merchants.byKey(merchantKey) : undefined;
+    const m = merchantKey ? this.deps.merchants.byKey(merchantKey) : undefined;
     if (!m || merchantSecret === undefined || !safeEqual(m.merchantSecret, merchantSecret)) {
       throw unauthorized("Invalid merchant credentials");
     }
@@ -81,7 +83,7 @@ export class AuthService {
   /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
   async issue(merchantKey: string, merchantSecret: string): Promise<AuthResponse> {
     const m = this.verifyCredentials(merchantKey, merchantSecret);
-    const iat = Math.floor(this.clock.nowMs() / 1000);
+    const iat = Math.floor(this.deps.clock.nowMs() / 1000);
     const sv = this.secretVersion(m.merchantSecret);
     const last = this.lastIssued.get(m.merchantKey);
     if (last?.iat === iat && last.sv === sv) return { merchantKey: m.merchantKey, token: last.token };
@@ -115,8 +117,8 @@ export class AuthService {
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(jwt, claims);
     }
-    if (this.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
-    const merchant = this.merchants.byKey(claims.sub);
+    if (this.deps.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
+    const merchant = this.deps.merchants.byKey(claims.sub);
     if (!merchant) throw unauthorized("Invalid access token");
     if (claims.sv !== this.secretVersionCached(merchant.merchantSecret)) {
       throw unauthorized("Access token revoked: the merchant's secret has changed");

@@ -105,17 +105,19 @@ function quotedKey(k: string): string {
   return q;
 }
 
+export interface IdempotencyDeps {
+  db: Db;
+  clock: Clock;
+}
+
 export class IdempotencyService {
   private readonly find;
   private readonly insert;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {
+  constructor(private readonly deps: IdempotencyDeps) {
     const t = idempotencyKeys;
     this.find = lazy(() =>
-      db
+      deps.db
         .select({ bodyHash: t.bodyHash, response: t.response })
         .from(t)
         .where(
@@ -127,7 +129,7 @@ export class IdempotencyService {
         )
         .prepare(),
     );
-    this.insert = preparedInsert(db.$client, t);
+    this.insert = preparedInsert(deps.db.$client, t);
   }
 
   /**
@@ -136,14 +138,14 @@ export class IdempotencyService {
    */
   run<T>(key: IdempotencyKey, requestBody: unknown, create: () => T): IdempotentResult<T> {
     const bodyHash = sha256Hex(hashedForm(requestBody) ?? "null");
-    return inTransaction(this.db, () => {
+    return inTransaction(this.deps.db, () => {
       const existing = this.find.get({ merchantKey: key.merchantKey, operation: key.operation, requestId: key.requestId });
       if (existing) {
         if (existing.bodyHash !== bodyHash) throw conflict("requestId already used with different parameters");
         return { body: JSON.parse(existing.response) as T, replayed: true };
       }
       const body = create();
-      this.insert({ ...key, bodyHash, httpStatus: 200, response: JSON.stringify(body), createdAt: this.clock.nowMs() });
+      this.insert({ ...key, bodyHash, httpStatus: 200, response: JSON.stringify(body), createdAt: this.deps.clock.nowMs() });
       return { body, replayed: false };
     });
   }
