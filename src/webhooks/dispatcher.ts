@@ -17,7 +17,8 @@
  */
 import { performance } from "node:perf_hooks";
 import pino from "pino";
-import { type Db, inTransaction, writesPaused } from "../db/client.js";
+import { writesPaused } from "../db/checkpointer.js";
+import { type Db, inTransaction } from "../db/client.js";
 import { atCommit, batchOpen, commitNow, rollbacks } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
@@ -645,7 +646,7 @@ export class WebhookDispatcher implements DueWork {
   }
 
   private flush(): void {
-    // the WAL's restart holds background writes a moment (src/db/client.ts): the results wait in memory
+    // the WAL's restart holds background writes a moment (src/db/checkpointer.ts): the results wait in memory
     const paused = writesPaused(this.db.$client);
     if (paused) {
       void paused.then(() => this.flush());
