@@ -1,9 +1,10 @@
 /**
  * The webhook dispatcher (docs/webhooks.md): a DueWork that coordinates the delivery pipeline. It
  * claims the due rows of the outbox (claim.ts), sends them through the sender thread (sender.ts,
- * one job each: attempt-job.ts), records each result (results.ts) with the retry schedule of
- * retries.ts, keeps one orderKey's deliveries in order, and survives a crash without losing a
- * delivery or repeating an attempt number (recovery.ts). The journal and replay are journal.ts.
+ * one job each: attempt-job.ts), records the results as they arrive (result-batches.ts, each one:
+ * results.ts) with the retry schedule of retries.ts, keeps one orderKey's deliveries in order, and
+ * survives a crash without losing a delivery or repeating an attempt number (recovery.ts). The
+ * journal and replay are journal.ts.
  *
  * One receiver cannot hold up another (docs/webhooks.md#one-receiver-cannot-hold-up-another): `run()` starts requests and returns without
  * waiting for them; each result is recorded as it arrives (the results of one I/O turn in one
@@ -24,20 +25,15 @@ import { claimDue } from "./claim.js";
 import { Destinations, destinationOf, type Flight } from "./destinations.js";
 import { DeliveryCommits } from "./group-commit.js";
 import { recordInterrupted, recoverInFlight } from "./recovery.js";
+import { ON_PATH_MS, ResultBatches } from "./result-batches.js";
 import { type AttemptRecord, AttemptResults, type Outcome } from "./results.js";
 import { INTERRUPTED_ERROR } from "./retries.js";
-import { closeOwner, sendJobs, syncSender } from "./sender.js";
+import { closeOwner, sendJobs } from "./sender.js";
 import { TakenDeliveries } from "./taken.js";
 import { type DueRow, WebhooksRepo } from "./webhooks.repo.js";
 
 /** Dispatchers made so far (each one's Agent in the sender thread). */
 let owners = 0;
-
-/**
- * Real ms a claim inside a request's group commit (wake → claimAtCommit) may take, and a flush of
- * results before it leaves the rest to the next turn: both run on the request path.
- */
-const ON_PATH_MS = 4;
 
 export interface DispatcherOptions {
   /** A delivery succeeds on a 2xx within this many real ms (docs/webhooks.md#retries: 10 s; tests shorten it). */
@@ -66,12 +62,7 @@ export class WebhookDispatcher implements DueWork {
   private readonly lanes: Destinations;
   private readonly results: AttemptResults;
   private readonly taken: TakenDeliveries;
-  /** Outcomes arrived and not yet recorded. */
-  private done: Outcome[] = [];
-  private flushScheduled = false;
-  /** Deliveries flush() started since took() was last asked. */
-  private took_ = 0;
-  private waiters: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
+  private readonly recording: ResultBatches;
   private stopped = false;
   private readonly wakeKey = {};
 
@@ -88,6 +79,21 @@ export class WebhookDispatcher implements DueWork {
     this.lanes = new Destinations(Math.max(1, opts.concurrency ?? 64));
     this.results = new AttemptResults(this.repo, this.logger);
     this.taken = new TakenDeliveries(this.commits, this.lanes, this.repo, this.logger, (flights) => this.start(flights));
+    const dispatcher = this;
+    this.recording = new ResultBatches({
+      db,
+      clock,
+      logger: this.logger,
+      repo: this.repo,
+      commits: this.commits,
+      lanes: this.lanes,
+      results: this.results,
+      get stopped() {
+        return dispatcher.stopped;
+      },
+      poke: () => this.poke(),
+      start: (flights) => this.start(flights),
+    });
   }
 
   /** Runs inside the transaction that records each attempt's result (interrupted ones included). */
@@ -211,10 +217,7 @@ export class WebhookDispatcher implements DueWork {
   /** Sends committed claims (one message to the sender thread); results are recorded as they come. */
   private start(flights: Flight[]): void {
     if (flights.length === 0) return;
-    const record = (o: Outcome) => {
-      this.done.push(o);
-      this.scheduleFlush();
-    };
+    const record = (o: Outcome) => this.recording.arrived(o);
     sendJobs(
       { owner: this.owner, connections: this.lanes.concurrency, timeoutMs: this.timeoutMs },
       flights.map((f) => attemptJob(f, this.clock, this.timeoutMs, record)),
@@ -226,21 +229,12 @@ export class WebhookDispatcher implements DueWork {
    * are recorded (rejects if recording failed); undefined when nothing is in flight.
    */
   pending(): Promise<void> | undefined {
-    if (this.lanes.flights.size === 0 && this.done.length === 0) return undefined;
-    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return this.recording.pending();
   }
 
-  /**
-   * The journal's read barrier (docs/webhooks.md): every answer the sender thread has read by now
-   * is recorded when this resolves, so a client whose receiver just answered never reads its
-   * delivery as pending. At once when nothing is on the wire or waiting to be recorded.
-   */
-  async settled(): Promise<void> {
-    if (this.lanes.flights.size > 0) await syncSender();
-    if (this.done.length === 0 || !this.commits.dbOpen) return;
-    const paused = this.commits.writesPaused();
-    if (paused) await paused;
-    if (this.done.length > 0) this.flush();
+  /** The journal's read barrier (docs/webhooks.md): every answer read by now is recorded when this resolves. */
+  settled(): Promise<void> {
+    return this.recording.settled();
   }
 
   /**
@@ -317,96 +311,8 @@ export class WebhookDispatcher implements DueWork {
     await closeOwner(this.owner);
   }
 
-  /**
-   * Results that arrived in one I/O turn are recorded in one transaction (throughput), for up to
-   * ON_PATH_MS of real time: what is left waits for the next turn, so a thousand results that
-   * arrive at once do not hold the requests behind them (docs/performance.md).
-   */
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    // the WAL's restart holds background writes a moment (src/db/checkpointer.ts): the results wait in memory
-    const paused = this.commits.writesPaused();
-    if (paused) {
-      void paused.then(() => this.flush());
-      return;
-    }
-    this.flushScheduled = false;
-    const all = this.done;
-    this.done = [];
-    const waiters = this.waiters;
-    this.waiters = [];
-    if (!this.commits.dbOpen) {
-      // the database closed while requests were on the wire (shutdown, a test's end): their results
-      // cannot be written, as after a crash (the rows stay in flight and recover() reschedules
-      // them), and nobody waits for them any more
-      for (const o of all) this.lanes.flights.delete(o.row.seq);
-      for (const w of waiters) w.resolve();
-      return;
-    }
-    let batch = all;
-    let released = false;
-    const starts: Flight[] = [];
-    let more = false;
-    try {
-      const deadline = performance.now() + ON_PATH_MS;
-      inTransaction(this.db, () => {
-        let promoted = false;
-        let n = 0;
-        for (const o of all) {
-          if (n > 0 && performance.now() > deadline) break;
-          if (this.results.record(o)) promoted = true;
-          n++;
-        }
-        if (n < all.length) {
-          batch = all.slice(0, n);
-          this.done = all.slice(n);
-        }
-        this.release(batch);
-        released = true;
-        // what these results made due now (the next delivery of an orderKey, a parked row that has
-        // room) is claimed in the same transaction: one COMMIT for the results and the next
-        // requests, and no run of the runner in between (docs/performance.md). A retry is minutes away: the
-        // runner's tick finds it.
-        if (!this.stopped && (promoted || this.lanes.ready.size > 0)) {
-          const at = this.clock.nowMs();
-          more = claimDue(this.repo, this.lanes, at, at, starts, deadline);
-        }
-      });
-      if (this.done.length > 0) this.scheduleFlush();
-    } catch (err) {
-      // rolled back whole: every result taken is dropped, as if the process had died
-      this.lanes.unclaim(starts);
-      if (!released) this.release(all);
-      this.done = [];
-      if (waiters.length === 0) this.logger.error({ err }, "recording webhook attempts failed");
-      for (const w of waiters) w.reject(err);
-      if (!this.stopped) this.poke();
-      return;
-    }
-    if (starts.length > 0) {
-      // a claimed attempt number is never sent twice: it leaves once its claim is committed
-      this.commits.commitBeforeSending();
-      this.took_ += starts.length;
-      this.start(starts);
-    }
-    for (const w of waiters) w.resolve();
-    if (more) this.poke(); // a full claim: more may be due
-  }
-
-  /** The attempts whose results were just recorded (or dropped) leave the wire and free their destination's room. */
-  private release(batch: Outcome[]): void {
-    for (const o of batch) this.lanes.leave(o.row.seq, destinationOf(o.row.url));
-  }
-
-  /** DueWork: deliveries started by flush() (claimed with the results that made them due) since the last call. */
+  /** DueWork: deliveries started by the recording of results (claimed with the results that made them due) since the last call. */
   took(): { deliveries: number } | undefined {
-    const n = this.took_;
-    this.took_ = 0;
-    return n > 0 ? { deliveries: n } : undefined;
+    return this.recording.took();
   }
 }
