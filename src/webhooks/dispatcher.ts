@@ -62,7 +62,7 @@ export class WebhookDispatcher implements DueWork {
   private readonly lanes: Destinations;
   private readonly results: AttemptResults;
   private readonly taken: TakenDeliveries;
-  private readonly recording: ResultBatches;
+  private readonly batches: ResultBatches;
   private stopped = false;
   private readonly wakeKey = {};
 
@@ -80,7 +80,7 @@ export class WebhookDispatcher implements DueWork {
     this.results = new AttemptResults(this.repo, this.logger);
     this.taken = new TakenDeliveries(this.commits, this.lanes, this.repo, this.logger, (flights) => this.start(flights));
     const dispatcher = this;
-    this.recording = new ResultBatches({
+    this.batches = new ResultBatches({
       db,
       clock,
       logger: this.logger,
@@ -217,7 +217,7 @@ export class WebhookDispatcher implements DueWork {
   /** Sends committed claims (one message to the sender thread); results are recorded as they come. */
   private start(flights: Flight[]): void {
     if (flights.length === 0) return;
-    const record = (o: Outcome) => this.recording.arrived(o);
+    const record = (o: Outcome) => this.batches.arrived(o);
     sendJobs(
       { owner: this.owner, connections: this.lanes.concurrency, timeoutMs: this.timeoutMs },
       flights.map((f) => attemptJob(f, this.clock, this.timeoutMs, record)),
@@ -229,12 +229,12 @@ export class WebhookDispatcher implements DueWork {
    * are recorded (rejects if recording failed); undefined when nothing is in flight.
    */
   pending(): Promise<void> | undefined {
-    return this.recording.pending();
+    return this.batches.pending();
   }
 
   /** The journal's read barrier (docs/webhooks.md): every answer read by now is recorded when this resolves. */
   settled(): Promise<void> {
-    return this.recording.settled();
+    return this.batches.settled();
   }
 
   /**
@@ -313,6 +313,6 @@ export class WebhookDispatcher implements DueWork {
 
   /** DueWork: deliveries started by the recording of results (claimed with the results that made them due) since the last call. */
   took(): { deliveries: number } | undefined {
-    return this.recording.took();
+    return this.batches.took();
   }
 }
