@@ -6,7 +6,7 @@
  * of waiting would (docs/control-plane.md#time-travel).
  */
 import { performance } from "node:perf_hooks";
-import type { BackgroundWrites } from "../db/client.js";
+import type { BackgroundWrites } from "../db/checkpointer.js";
 import type { Clock } from "../platform/clock.js";
 
 export interface DueWork {
@@ -76,7 +76,7 @@ export class DueWorkRunner {
   private pokeWaiters: Array<() => void> = [];
 
   /**
-   * `writes`: the database's view of the runner as a background writer (src/db/client.ts
+   * `writes`: the database's view of the runner as a background writer (src/db/checkpointer.ts
    * `backgroundWrites`): told while a run is under way, so that the WAL's restart during a long
    * advance pauses it (`paused()` returns a promise: the runner waits for it before its next piece of
    * work) rather than copying the WAL on the event loop.
