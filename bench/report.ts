@@ -19,7 +19,7 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/db/client.js";
-import { BUILTIN_MERCHANT } from "../src/modules/merchants/merchants.service.js";
+import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
 import { emit, healthProbe, probeFor, processCpuMs, startSandbox } from "./lib.js";
 
 const rowsArg = process.argv.indexOf("--rows");

@@ -66,6 +66,8 @@ const SUMMARY_COLUMNS = [
 const ALIASES: Record<string, string> = { ratio: "vsFloor" };
 
 const summary: Row[] = [];
+/** Every result line as printed. */
+const raw: Row[] = [];
 const failed: string[] = [];
 for (const file of files) {
   console.log(`\n=== ${file} ===`);
@@ -73,6 +75,7 @@ for (const file of files) {
   const { code, results } = await runScript(file);
   console.log(`=== ${file}: exit ${code} after ${((performance.now() - t0) / 1000).toFixed(1)} s ===`);
   if (code !== 0) failed.push(file);
+  raw.push(...results);
   for (const r of results) {
     const row: Row = { script: file.replace(/\.ts$/, ""), bench: r.bench };
     for (const c of SUMMARY_COLUMNS) row[c] = r[c];
@@ -92,6 +95,34 @@ console.log(
 // Columns no result filled stay out of the table.
 const used = (k: string) => summary.some((r) => r[k] !== undefined && r[k] !== "");
 printTable(summary.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => used(k)))));
+
+/**
+ * The per-payment targets beside their floors, in one place (docs/performance.md "The cost account"):
+ * each is a field of a result line above; a line whose benchmark did not run is left out.
+ */
+// [what, result line, field, ">=" or "<=" the bound; none: shown beside the others]
+const TARGETS: Array<[string, string, string, ">=" | "<=" | "", number]> = [
+  ["card payment, no callback: req/s ÷ insert floor's", "card-payment-no-callback", "ratio", ">=", 0.7],
+  ["card payment, no callback ÷ floor (cost account)", "cost-no-callback", "vsFloor", ">=", 0.7],
+  ["card payment + webhook: req/s ÷ insert floor's", "card-payment", "ratio", ">=", 0.5],
+  ["card payment + webhook ÷ floor (cost account)", "cost-webhook", "vsFloor", ">=", 0.5],
+  ["recording on vs off: % of throughput lost (events: no switch)", "recording-cost", "loss", "<=", 5],
+  ["event log + recording: SQL µs per payment + webhook", "cost-webhook", "eventsRecordingSqlUs", "", 0],
+  ["1 connection: p50 ÷ the insert floor's p50", "card-payment-1conn", "p50VsFloor", "<=", 2],
+  ["fresh server: first 1,000 sequential ÷ the next 1,000", "warmup", "vsWarm", "<=", 1.3],
+];
+const targetRows: Row[] = [];
+for (const [what, bench, field, op, bound] of TARGETS) {
+  // a number, or a text such as "4.2%" (its number)
+  const v = Number.parseFloat(String(raw.find((x) => x.bench === bench)?.[field]));
+  if (!Number.isFinite(v)) continue;
+  const met = op === ">=" ? v >= bound : v <= bound;
+  targetRows.push({ target: what, value: v, wanted: op ? `${op} ${bound}` : "", met: op ? (met ? "yes" : "NO") : "" });
+}
+if (targetRows.length > 0) {
+  console.log('\n=== the per-payment targets (docs/performance.md "The cost account") ===');
+  printTable(targetRows);
+}
 if (files.length === 0) console.log("no benchmark matched");
 if (failed.length > 0) {
   console.error(`failed: ${failed.join(", ")}`);

@@ -15,8 +15,8 @@ import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { openDb } from "../src/db/client.js";
-import { BUILTIN_MERCHANT } from "../src/modules/merchants/merchants.service.js";
 import { ManualClock } from "../src/platform/clock.js";
+import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
 import { SubscriptionScheduler } from "../src/scheduler/subscriptions.js";
 import { emit, freePort, ROOT } from "./lib.js";
 
@@ -61,7 +61,7 @@ async function measure(size: number): Promise<void> {
     })();
     const seedSeconds = (performance.now() - t0) / 1000;
 
-    const scheduler = new SubscriptionScheduler(ctx.billing, clock);
+    const scheduler = new SubscriptionScheduler({ subscriptions: ctx.billing, clock });
     const t1 = performance.now();
     // as the runner does: one batch per run() while charges are due (it yields to requests between)
     let charges = 0;

@@ -22,7 +22,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
-import { checkpointInBackground } from "../src/db/client.js";
+import { checkpointInBackground } from "../src/db/checkpointer.js";
 import { enableGroupCommit } from "../src/db/commit.js";
 import { ManualClock } from "../src/platform/clock.js";
 import { timeOrderedIds } from "../src/platform/ids.js";

@@ -11,7 +11,8 @@ import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
 import { ClockStore } from "./control/clock-store.js";
-import { checkpointInBackground, closeDb, type Db, type HeldFile, holdFile, openDb } from "./db/client.js";
+import { checkpointInBackground, type HeldFile, holdFile } from "./db/checkpointer.js";
+import { closeDb, type Db, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
@@ -64,6 +65,8 @@ export interface Server {
 
 /** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
 const SANDBOX_CACHE_KIB = 4000;
+/** Where a sandbox's scenario came from, in the 400s that name its problems. */
+const SCENARIO_SOURCE = "POST /_sandbox/sandboxes (scenario)";
 const PREFIX = "/sandboxes/";
 /** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
@@ -221,9 +224,11 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
     // a copy's first open settles what must not carry over from its source, before anything runs
     if (spec.copiedAt !== undefined) adoptCopy(db, spec.copiedAt);
     const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
-    const saved = spec.fresh ? undefined : new ClockStore(db, clock).load();
+    const saved = spec.fresh ? undefined : new ClockStore({ db, clock }).load();
     if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
     const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
+    // the scenario it was created with, as a snapshot of it names it (docs/snapshots.md)
+    let scenario: unknown = spec.scenario ?? null;
     const ctx = createContext({
       config,
       clock,
@@ -232,6 +237,8 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
       ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
       fresh: spec.fresh,
+      // its reset reloads the scenario it was created with, as the root's reloads its start files
+      ...(spec.scenario === undefined ? {} : { keptScenario: { document: spec.scenario, source: SCENARIO_SOURCE } }),
       lineage: {
         source: spec.id,
         startMs: spec.startMs,
@@ -242,13 +249,6 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
         origin: () => spec.origin ?? (spec.path === ":memory:" ? undefined : readIfExists(originPath(spec.path))),
       },
     });
-    const source = "POST /_sandbox/sandboxes (scenario)";
-    let scenario = spec.scenario ?? null;
-    if (spec.scenario !== undefined) {
-      const document = spec.scenario;
-      // its reset reloads the scenario it was created with, as the root's reloads its start files
-      ctx.control.onReset((restored) => restored || ctx.scenarios.load(document, source));
-    }
     ctx.clockStore.save();
     // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
     let app: ReturnType<typeof createApp> | undefined;
@@ -260,10 +260,9 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       nowMs: () => clock.nowMs(),
       state: () => takeState(db, clock.nowMs()),
       loadScenario(document) {
-        const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
-        const loaded = ctx.scenarios.load(doc, source);
+        const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
+        const loaded = ctx.keepScenario(doc, SCENARIO_SOURCE);
         scenario = loaded;
-        ctx.control.onReset((restored) => restored || ctx.scenarios.load(loaded, source));
         return { merchants: loaded.merchants, stored: loaded };
       },
       runDue: () => ctx.work.runUntil(undefined, { settle: false }),

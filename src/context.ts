@@ -1,17 +1,19 @@
 /**
  * The composition root of one sandbox, read top to bottom: every service is built here, after what
  * it needs, as a plain constant (dependencies passed in, config read once), and every registration
- * (due work, kind descriptors, settled listeners) is made here, where a reader sees the whole
- * wiring. The only additions come from src/compose.ts, on the root sandbox alone: the routes of
- * `/_sandbox/sandboxes` (registerSandboxes) and `sandboxList`, for the root's dashboard. `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a
- * ManualClock.
+ * (due work, kind descriptors, settled and reset listeners) is made here, where a reader sees the
+ * whole wiring; a sandbox of the registry has its scenario reloaded on reset by `keepScenario`
+ * here too. src/compose.ts adds only, on the root sandbox, the routes of `/_sandbox/sandboxes`
+ * (registerSandboxes) and `sandboxList`, for the root's dashboard. `createApp(ctx)` turns a
+ * context into HTTP; tests build one on `:memory:` with a ManualClock.
  */
 
 import pino from "pino";
 import type { Config } from "./config.js";
 import { ClockStore } from "./control/clock-store.js";
 import { ControlService } from "./control/control.service.js";
-import { backgroundWrites, type Db, openDb } from "./db/client.js";
+import { backgroundWrites } from "./db/checkpointer.js";
+import { type Db, openDb } from "./db/client.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
@@ -38,6 +40,7 @@ import { type Ids, timeOrderedIds } from "./platform/ids.js";
 import { Recorder } from "./recording/recorder.js";
 import type { SandboxSummary } from "./sandboxes/registry.js";
 import { OutcomeEngine } from "./scenarios/outcome-engine.js";
+import type { Scenario } from "./scenarios/scenario.schema.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
 import { SubscriptionScheduler } from "./scheduler/subscriptions.js";
@@ -94,6 +97,11 @@ export interface AppContext {
   events: EventLog;
   /** What was done here, call by call, for GET /_sandbox/recording (docs/recording.md). */
   recorder: Recorder;
+  /**
+   * Loads a scenario document (a 400 naming the path when invalid), and every later reset loads it
+   * again, as the root's reloads its start files (a sandbox's scenario, docs/parallel-suites.md).
+   */
+  keepScenario(document: unknown, source: string): Scenario;
   /** Where it came from: what its snapshot says, and the image `reset {"snapshot": true}` goes back to (docs/snapshots.md). */
   lineage: Lineage;
   /** The server's other sandboxes (docs/parallel-suites.md), for the root's dashboard; set by src/compose.ts on the root only. */
@@ -116,6 +124,8 @@ export interface ContextOptions {
    * in it and nothing was in flight, so neither is written or read again.
    */
   fresh?: boolean;
+  /** A sandbox's scenario from its create, opened again: kept as `keepScenario` keeps one, not loaded now. */
+  keptScenario?: { document: unknown; source: string };
   /** A sandbox's lineage (src/compose.ts); the root's by default. */
   lineage?: Lineage;
 }
@@ -129,22 +139,22 @@ export function createContext(opts: ContextOptions): AppContext {
 
   // platform-level services; the live events first: everything after may write them (docs/events.md)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
-  const recorder = new Recorder(db, config.recordingKeep);
-  const work = new DueWorkRunner(clock, backgroundWrites(db.$client));
-  const clockStore = new ClockStore(db, clock);
+  const recorder = new Recorder({ db, keep: config.recordingKeep });
+  const work = new DueWorkRunner({ clock, writes: backgroundWrites(db.$client) });
+  const clockStore = new ClockStore({ db, clock });
   const merchants = new MerchantService(db);
   if (!opts.fresh) merchants.seedBuiltin();
-  const scenarios = new ScenarioService(db, clock, merchants);
+  const scenarios = new ScenarioService({ db, clock, merchants });
   scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
   const fx = new FxRates(scenarios);
-  const idempotency = new IdempotencyService(db, clock);
-  const auth = new AuthService(db, clock, merchants);
+  const idempotency = new IdempotencyService({ db, clock });
+  const auth = new AuthService({ db, clock, merchants });
 
   // webhooks: every enqueue wakes the dispatcher after its transaction commits
   const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
-  const outbox = new Outbox(db, clock, ids, webhooks);
-  const journal = new WebhookJournal(db, clock, ids, () => work.poke());
+  const outbox = new Outbox({ db, clock, ids, dispatch: webhooks });
+  const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke() });
   webhooks.onAttempt((a) => events.webhook(a));
 
   // the transaction lifecycle and the kinds on it
@@ -167,7 +177,7 @@ export function createContext(opts: ContextOptions): AppContext {
   const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
-  const apm = new ApmService({ clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
+  const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
   const wallet = new WalletService(clock);
   transactions.onSettled((row) => billing.onSettled(row));
@@ -177,7 +187,7 @@ export function createContext(opts: ContextOptions): AppContext {
   if (!opts.fresh) webhooks.recover();
   work.register(webhooks);
   work.register(transactions);
-  work.register(new SubscriptionScheduler(billing, clock));
+  work.register(new SubscriptionScheduler({ subscriptions: billing, clock }));
 
   const lineage = opts.lineage ?? ROOT_LINEAGE;
   const control = new ControlService({
@@ -193,6 +203,16 @@ export function createContext(opts: ContextOptions): AppContext {
   });
   // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
   control.onReset(() => webhooks.clear());
+  // a kept scenario is loaded again by every reset (docs/parallel-suites.md)
+  // (not after a copy's reset to its snapshot: what was loaded then is back already, docs/snapshots.md)
+  const reloadOnReset = (document: unknown, source: string) =>
+    control.onReset((restored) => restored || scenarios.load(document, source));
+  if (opts.keptScenario) reloadOnReset(opts.keptScenario.document, opts.keptScenario.source);
+  const keepScenario = (document: unknown, source: string): Scenario => {
+    const scenario = scenarios.load(document, source);
+    reloadOnReset(scenario, source);
+    return scenario;
+  };
 
   return {
     config,
@@ -225,5 +245,6 @@ export function createContext(opts: ContextOptions): AppContext {
     wallet,
     events,
     recorder,
+    keepScenario,
   };
 }

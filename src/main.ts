@@ -9,7 +9,8 @@ import { runCli } from "./cli/index.js";
 import { createServer } from "./compose.js";
 import type { Config } from "./config.js";
 import { ClockStore } from "./control/clock-store.js";
-import { checkpointInBackground, closeDb, openDb } from "./db/client.js";
+import { checkpointInBackground } from "./db/checkpointer.js";
+import { closeDb, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
@@ -29,7 +30,7 @@ async function start(config: Config): Promise<void> {
   // one commit per turn of the event loop for every request's writes; answers wait for it (src/db/commit.ts)
   enableGroupCommit(db.$client);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
-  const persisted = new ClockStore(db, clock).load();
+  const persisted = new ClockStore({ db, clock }).load();
   if (persisted !== undefined) clock.resetTo(persisted);
   // A reused database keeps its own clock (docs/configuration.md): say so when --start-time asks for another.
   if (persisted !== undefined && config.startTime !== undefined && persisted !== config.startTime) {

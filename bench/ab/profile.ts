@@ -62,6 +62,30 @@ const pkg = (url: string) =>
       ? "dist"
       : url;
 
+/** The bundle's `// src/x.ts` and `// node_modules/x/...` markers: a dist line's original file. */
+const markers = new Map<string, Array<[number, string]>>();
+function bundledFile(url: string, line: number): string {
+  if (!url.includes("/dist/")) return pkg(url);
+  let m = markers.get(url);
+  if (!m) {
+    m = [];
+    const lines = readFileSync(url.startsWith("file:") ? new URL(url).pathname : url, "utf8").split("\n");
+    lines.forEach((text, i) => {
+      const f = /^\/\/ ((?:src|node_modules)\/\S+)$/.exec(text)?.[1];
+      if (f) m?.push([i, f.replace(/^node_modules\/((@[^/]+\/)?[^/]+).*/, "$1")]);
+    });
+    markers.set(url, m);
+  }
+  let found = "dist";
+  for (const [at, f] of m) {
+    if (at > line) break;
+    found = f;
+  }
+  return found;
+}
+const fileOf = (n: ProfileNode) =>
+  n.callFrame.url ? bundledFile(n.callFrame.url, n.callFrame.lineNumber) : n.callFrame.functionName;
+
 function table(title: string, key: (n: ProfileNode) => string | undefined, rows: number) {
   const sums = new Map<string, number>();
   for (const n of prof.nodes) {
@@ -75,7 +99,8 @@ function table(title: string, key: (n: ProfileNode) => string | undefined, rows:
 }
 
 table("self time by package", (n) => pkg(n.callFrame.url) || n.callFrame.functionName, 20);
-table("self time by function", (n) => `${where(n)} ${pkg(n.callFrame.url)}`, 40);
+table("self time by source file (the bundle's parts by their markers)", fileOf, 30);
+table("self time by function", (n) => `${where(n)} ${fileOf(n)}`, 40);
 for (const fn of (process.env.WHO ?? "sqliteTransaction,run,get,writev").split(",")) {
   table(
     `callers of ${fn}`,

@@ -5,12 +5,14 @@ import type { Clock } from "../platform/clock.js";
 
 const KEY = "clock_now_ms";
 
+export interface ClockStoreDeps {
+  db: Db;
+  clock: Clock;
+}
+
 /** Persists the virtual clock so a restart continues from where time was (docs/configuration.md). */
 export class ClockStore {
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly deps: ClockStoreDeps) {}
 
   /**
    * Where a restart resumes (docs/configuration.md; after a crash too): the last saved virtual time, but
@@ -18,7 +20,7 @@ export class ClockStore {
    * saved time can lag what was written since; time must not run backwards past it.
    */
   load(): number | undefined {
-    const row = this.db.select().from(sandboxState).where(eq(sandboxState.key, KEY)).get();
+    const row = this.deps.db.select().from(sandboxState).where(eq(sandboxState.key, KEY)).get();
     const saved = row ? Number(row.value) : undefined;
     const newest = this.newestRecordAt();
     if (saved === undefined) return newest;
@@ -28,15 +30,15 @@ export class ClockStore {
   /** The latest virtual time any transaction, delivery or attempt was written at. */
   newestRecordAt(): number | undefined {
     const [a, b, c] = [
-      this.db
+      this.deps.db
         .select({ at: sql<number | null>`max(${transactions.updatedAt})` })
         .from(transactions)
         .get()?.at,
-      this.db
+      this.deps.db
         .select({ at: sql<number | null>`max(${webhookDeliveries.updatedAt})` })
         .from(webhookDeliveries)
         .get()?.at,
-      this.db
+      this.deps.db
         .select({ at: sql<number | null>`max(${webhookAttempts.at})` })
         .from(webhookAttempts)
         .get()?.at,
@@ -46,8 +48,8 @@ export class ClockStore {
   }
 
   save(): void {
-    const value = String(this.clock.nowMs());
-    this.db
+    const value = String(this.deps.clock.nowMs());
+    this.deps.db
       .insert(sandboxState)
       .values({ key: KEY, value })
       .onConflictDoUpdate({ target: sandboxState.key, set: { value } })

@@ -10,7 +10,7 @@ import * as schema from "../db/schema/index.js";
 import type { EventLog } from "../events/event-log.js";
 import type { MerchantService } from "../modules/merchants/merchants.service.js";
 import type { Clock } from "../platform/clock.js";
-import { INSTANT_REASON, parseInstant, realNowMs, toIso } from "../platform/clock.js";
+import { INSTANT_REASON, MAX_CLOCK_ISO, MAX_CLOCK_MS, parseInstant, realNowMs, toIso } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, SandboxError } from "../platform/errors.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
@@ -21,9 +21,6 @@ import type { ClockStore } from "./clock-store.js";
 import { BY_OR_TO } from "./control.wire.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;
-/** The clock never passes this: later dates have no 4-digit-year ISO 8601 form. */
-export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
-export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
 
 /**
  * Tables reset keeps: instance identity (JWT secret), the other sandboxes of the server (a reset

@@ -14,6 +14,12 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
+import { createApmPaymentRoute, createApmPayoutRoute } from "../modules/apm/apm.routes.js";
+import { createCardPaymentRoute } from "../modules/payments/payments.routes.js";
+import { createPayoutRoute } from "../modules/payouts/payouts.routes.js";
+import { createRefundRoute } from "../modules/refunds/refunds.routes.js";
+import { createSubscriptionRoute } from "../modules/subscriptions/subscriptions.routes.js";
+import { chargeRoute } from "../modules/tokens/tokens.routes.js";
 import { realNowMs } from "../platform/clock.js";
 import { isCurrency, parseAmount } from "../platform/money.js";
 import { DEFAULT_PROFILE, type Flow, type OutcomeEngine } from "../scenarios/outcome-engine.js";
@@ -21,15 +27,17 @@ import type { ScenarioRule } from "../scenarios/scenario.schema.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 
 /** The create routes a fault rule can hit (under each gateway prefix), with the flow they decide. */
-export const FAULT_ROUTES: ReadonlyArray<{ path: string; flow: Flow }> = [
-  { path: "/payments/card", flow: "payment" },
-  { path: "/payments/card/charge", flow: "payment" },
-  { path: "/payments/card/recurring", flow: "recurring_first" },
-  { path: "/payments/apm", flow: "payment" },
-  { path: "/refunds/card", flow: "refund" },
-  { path: "/payouts/card", flow: "payout" },
-  { path: "/payouts/apm", flow: "payout" },
-];
+export const FAULT_ROUTES: ReadonlyArray<{ path: string; flow: Flow }> = (
+  [
+    [createCardPaymentRoute, "payment"],
+    [chargeRoute, "payment"],
+    [createSubscriptionRoute, "recurring_first"],
+    [createApmPaymentRoute, "payment"],
+    [createRefundRoute, "refund"],
+    [createPayoutRoute, "payout"],
+    [createApmPayoutRoute, "payout"],
+  ] as const
+).map(([route, flow]) => ({ path: route.path, flow }));
 
 const isFault = (r: ScenarioRule) => r.httpStatus !== undefined || r.latencyMs !== undefined;
 

@@ -1,23 +1,6 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { ADMIN_SECURITY, errorResponses, jsonBody, pathParam } from "../http/schemas.js";
-import { DeclineCodeSchema, oneOf } from "../http/wire.js";
-import { DECLINE_CODES } from "../platform/fixtures.js";
-
-export const CompleteRequestSchema = z
-  .strictObject({
-    status: oneOf(["SUCCEED", "FAILED"]),
-    declineCode: z
-      .number()
-      .int()
-      .refine((c) => DECLINE_CODES.some((d) => d.code === c))
-      .optional()
-      .openapi({ description: "With FAILED (fixtures/decline-codes.json); default 2" }),
-  })
-  .openapi("CompleteTransactionRequest");
-
-export const CompleteResponseSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string(), declineCode: DeclineCodeSchema.nullable() })
-  .openapi("CompleteTransactionResponse");
+import { CompleteRequestSchema, CompleteResponseSchema } from "../modules/transactions/transactions.wire.js";
 
 export const completeTransactionRoute = createRoute({
   method: "post",

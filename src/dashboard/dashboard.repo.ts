@@ -15,10 +15,11 @@
  * - Past MERGE_MAX_MERCHANTS merchants with transactions, a list across merchants scans and sorts.
  * - The subscription list has no created_at index: it scans and sorts (subscriptions are fewer).
  */
-import { and, asc, desc, eq, getTableColumns, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.js";
-import { merchants, scenarios, subscriptions, transactions, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
+import { merchants, scenarios, subscriptions, transactions, webhookDeliveries } from "../db/schema/index.js";
+import { type AttemptRow, attemptsOf } from "../webhooks/webhooks.repo.js";
 
 /** A position in a list: the created_at and rowid of the row next to it. */
 export interface Cursor {
@@ -63,7 +64,7 @@ export interface SubscriptionFilter {
 export type TransactionRow = typeof transactions.$inferSelect;
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export type AttemptRow = typeof webhookAttempts.$inferSelect;
+export type { AttemptRow };
 export type MerchantRow = typeof merchants.$inferSelect;
 export type ScenarioRow = typeof scenarios.$inferSelect;
 
@@ -256,13 +257,7 @@ export class DashboardRepo {
   }
 
   attempts(deliveryIds: string[]): AttemptRow[] {
-    if (deliveryIds.length === 0) return [];
-    return this.db
-      .select()
-      .from(webhookAttempts)
-      .where(inArray(webhookAttempts.deliveryId, deliveryIds))
-      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n))
-      .all();
+    return attemptsOf(this.db, deliveryIds);
   }
 
   subscriptions(f: SubscriptionFilter, req: PageRequest): Page<SubscriptionRow & { rowid: number }> {

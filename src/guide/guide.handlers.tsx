@@ -176,8 +176,7 @@ export function registerGuide(app: OpenAPIHono<AppEnv>) {
     if (!front) throw notFound("Guide page not found: README.md");
     return send(c, front, null);
   });
-  app.get("/guide/images/:file", (c) => {
-    const name = c.req.param("file");
+  const image = (c: Context<AppEnv>, name: string) => {
     const bytes = guide().image(name);
     if (!bytes) throw notFound(`Guide image not found: ${name.slice(0, 100)}`);
     return c.body(new Uint8Array(bytes), 200, {
@@ -187,11 +186,24 @@ export function registerGuide(app: OpenAPIHono<AppEnv>) {
       // an SVG opened on its own runs nothing either
       "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
     });
-  });
-  app.get("/guide/:page", async (c) => {
-    const name = c.req.param("page");
-    const file = guide().page(name);
-    if (!file) throw notFound(`Guide page not found: ${name.slice(0, 100)}`);
-    return send(c, file, name);
+  };
+  // `/guide/:page` and `/guide/images/:file` as one route: hono's RegExpRouter refuses the two side
+  // by side, and the whole app would then run on its slower TrieRouter (docs/performance.md "The
+  // cost account"). The split is on the path as received (an encoded slash stays in its segment),
+  // the names decoded as hono decodes a parameter; any other depth is the app's 404, as before.
+  app.get("/guide/:rest{.+}", async (c) => {
+    const path = c.req.path;
+    const raw = path.slice(path.indexOf("/guide/") + "/guide/".length);
+    const rest = c.req.param("rest");
+    const slash = raw.indexOf("/");
+    if (slash < 0) {
+      const file = guide().page(rest);
+      if (!file) throw notFound(`Guide page not found: ${rest.slice(0, 100)}`);
+      return send(c, file, rest);
+    }
+    if (raw.slice(0, slash) === "images" && raw.indexOf("/", slash + 1) < 0 && slash + 1 < raw.length) {
+      return image(c, rest.slice(rest.indexOf("/") + 1));
+    }
+    return c.notFound();
   });
 }

@@ -15,6 +15,10 @@ export interface Clock {
   readonly scale: number;
 }
 
+/** The clock never passes this: later dates have no 4-digit-year ISO 8601 form. */
+export const MAX_CLOCK_MS = Date.UTC(9999, 0, 1);
+export const MAX_CLOCK_ISO = "9999-01-01T00:00:00.000Z";
+
 /** Real wall-clock milliseconds. The only place the process reads the system time. */
 export const realNowMs = (): number => Date.now();
 

@@ -8,6 +8,7 @@ import currencies from "../../fixtures/currencies.json" with { type: "json" };
 import declineCodes from "../../fixtures/decline-codes.json" with { type: "json" };
 import fxRates from "../../fixtures/fx-rates.json" with { type: "json" };
 import testCards from "../../fixtures/test-cards.json" with { type: "json" };
+import type { Merchant } from "../db/schema/index.js";
 
 export interface CurrencyInfo {
   numeric: string;
@@ -56,3 +57,23 @@ export const TEST_CARDS: readonly TestCard[] = testCards as TestCard[];
 export const APM_METHODS = apmMethods;
 
 export const declineName = (code: number): string | undefined => DECLINE_CODES.find((d) => d.code === code)?.name;
+
+/** The built-in merchant (docs/api.md#built-in-merchant): in every sandbox, at start and after a reset. */
+export const BUILTIN_MERCHANT: Merchant = {
+  merchantKey: "sandbox_merchant_key",
+  merchantSecret: "sandbox_merchant_secret",
+  mid: "sandbox-mid-001",
+  merchantId: 1001,
+  accountId: 2001,
+  processingCurrency: null,
+  walletDomains: ["localhost", "127.0.0.1"],
+  name: null,
+  webhookChaos: null,
+  source: "builtin",
+};
+
+/**
+ * A merchant's credentials and ids, as a request body needs them (what a new sandbox answers).
+ * `paysandbox/testing` publishes the same shape in src/testing/types.ts, which has no imports.
+ */
+export type SandboxMerchant = Pick<Merchant, "merchantKey" | "merchantSecret" | "mid" | "merchantId" | "accountId">;

@@ -95,6 +95,12 @@ export interface CallFacts {
   response: string | undefined;
 }
 
+export interface RecorderDeps {
+  db: Db;
+  /** How many calls are kept (0: recording is off). */
+  keep: number;
+}
+
 export class Recorder {
   private readonly add;
   private readonly newestDelivery;
@@ -102,10 +108,14 @@ export class Recorder {
   private readonly rangeStmt;
   private readonly deliveriesStmt;
 
-  constructor(
-    private readonly db: Db,
-    readonly keep: number,
-  ) {
+  /** How many calls are kept (0: recording is off). */
+  readonly keep: number;
+  private readonly db: Db;
+
+  constructor(deps: RecorderDeps) {
+    const { db } = deps;
+    this.db = db;
+    this.keep = deps.keep;
     this.add = preparedInsert(db.$client, recordedCalls);
     this.newestDelivery = lazy(() => db.$client.prepare("SELECT max(seq) FROM webhook_deliveries").pluck());
     this.pruneStmt = lazy(() => db.$client.prepare("DELETE FROM recorded_calls WHERE id <= ?"));

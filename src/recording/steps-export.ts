@@ -21,9 +21,9 @@
  */
 import { ID_PREFIXES } from "../platform/ids.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
-import { type BUILTIN_REFS, isPageStep, PAGE_STEPS } from "../scenarios/steps.schema.js";
+import { isPageStep, PAGE_STEPS } from "../scenarios/steps.schema.js";
 import type { RecordedCall, RecordedDelivery } from "./recorder.js";
-import { MASK } from "./redact.js";
+import { Builder, isObject } from "./step-drafts.js";
 
 export interface ExportInput {
   /** The file's `name`. */
@@ -54,12 +54,7 @@ export interface ExportedFile {
 
 /** Below this gap between calls (virtual ms), the replay's own pace is close enough. */
 const GAP_MS = 60_000;
-const ID_SOURCE = `(?:${Object.values(ID_PREFIXES).join("|")})_[0-9A-Za-z]{6,40}`;
-const ID_IN_TEXT = new RegExp(`\\b${ID_SOURCE}\\b`, "g");
-const WHOLE_ID = new RegExp(`^${ID_SOURCE}$`);
 const DELIVERY_ID = new RegExp(`\\b${ID_PREFIXES.webhook}_[0-9A-Za-z]{6,40}\\b`, "g");
-/** The test CVV a recorded card gets (the recording never holds the real one). */
-const TEST_CVV = "123";
 
 /** The readable name and the saved-body name of a call, by its method and route. */
 const ROUTES: Array<{ method: string; path: RegExp; name: string; save: string }> = [
@@ -122,124 +117,6 @@ function parse(text: string | null): unknown {
 }
 
 /** `${uuid}`, `${checksum}`, `${callbackUrl}`: what the runner fills in. */
-const builtin = (name: (typeof BUILTIN_REFS)[number]) => `\${${name}}`;
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-/** A step being built: its action and body now, its `save` once a later step refers to it. */
-interface Draft {
-  fields: Record<string, unknown>;
-  saveBase: string;
-  save?: string;
-  notes: string[];
-}
-
-/** Where an id was first seen: the step that saved it and the path in that step's saved body. */
-interface Source {
-  draft: Draft;
-  path: string;
-}
-
-class Builder {
-  private readonly known = new Map<string, Source>();
-  private readonly saveCounts = new Map<string, number>();
-  private readonly nameCounts = new Map<string, number>();
-  readonly drafts: Draft[] = [];
-  readonly unplaced: string[] = [];
-  private readonly cards: Map<string, string>;
-
-  constructor(testCards: string[]) {
-    this.cards = new Map();
-    for (const n of testCards) {
-      const mask = `${n.slice(0, 6)}${"*".repeat(Math.max(0, n.length - 10))}${n.slice(-4)}`;
-      if (!this.cards.has(mask)) this.cards.set(mask, n);
-    }
-  }
-
-  /** A step name, unique in the file ("card payment → SUCCEED", then "… (2)"). */
-  name(text: string): string {
-    const n = (this.nameCounts.get(text) ?? 0) + 1;
-    this.nameCounts.set(text, n);
-    return n === 1 ? text : `${text} (${n})`;
-  }
-
-  add(fields: Record<string, unknown>, saveBase: string): Draft {
-    const draft: Draft = { fields, saveBase, notes: [] };
-    this.drafts.push(draft);
-    return draft;
-  }
-
-  /** Notes `id` as found at `path` of what `draft` saves. */
-  learn(id: string, draft: Draft, path: string): void {
-    if (!this.known.has(id)) this.known.set(id, { draft, path });
-  }
-
-  /** An earlier step answered this id. */
-  knows(id: string): boolean {
-    return this.known.has(id);
-  }
-
-  /** The `${name.path}` of an id an earlier step answered, naming that step's save on first use. */
-  private refTo(id: string): string | undefined {
-    const source = this.known.get(id);
-    if (!source) return undefined;
-    if (source.draft.save === undefined) {
-      const n = (this.saveCounts.get(source.draft.saveBase) ?? 0) + 1;
-      this.saveCounts.set(source.draft.saveBase, n);
-      source.draft.save = `${source.draft.saveBase}${n}`;
-    }
-    return `\${${source.draft.save}${source.path ? `.${source.path}` : ""}}`;
-  }
-
-  /** Notes every id in an answer (and an echoed requestId) as coming from `draft`, at its path. */
-  harvest(value: unknown, draft: Draft, path: string[] = [], key?: string): void {
-    if (typeof value === "string") {
-      if ((WHOLE_ID.test(value) || key === "requestId") && !this.known.has(value)) {
-        this.known.set(value, { draft, path: path.join(".") });
-      }
-    } else if (Array.isArray(value)) {
-      for (const [i, v] of value.entries()) this.harvest(v, draft, [...path, String(i)]);
-    } else if (isObject(value)) {
-      for (const [k, v] of Object.entries(value)) this.harvest(v, draft, [...path, k], k);
-    }
-  }
-
-  /** A string with every id from an earlier answer as its reference; an id from nowhere is noted. */
-  refText(text: string, draft: Draft): string {
-    return text.replace(ID_IN_TEXT, (id) => {
-      const ref = this.refTo(id);
-      if (ref) return ref;
-      draft.notes.push(`${id} did not come from an earlier answer of this recording: put in the id this step needs`);
-      return id;
-    });
-  }
-
-  /** A recorded body as the step sends it. */
-  body(value: unknown, draft: Draft, key?: string): unknown {
-    if (typeof value === "string") {
-      if (key === "requestId") return this.refTo(value) ?? builtin("uuid");
-      if (key === "checksum") return builtin("checksum");
-      if (key === "callbackUrl") return builtin("callbackUrl");
-      if (MASK.test(value)) {
-        const card = this.cards.get(value);
-        if (card) return card;
-        draft.notes.push(`card ${value} is no test card of this sandbox: this step cannot replay as is (put a card number in)`);
-        return value;
-      }
-      return this.refText(value, draft);
-    }
-    if (Array.isArray(value)) return value.map((v) => this.body(v, draft));
-    if (isObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(value)) out[k] = this.body(v, draft, k);
-      // a card object (its `number` recorded as a mask) gets the test CVV its real one was dropped for
-      if (typeof value.number === "string" && MASK.test(value.number) && out.cvv === undefined) out.cvv = TEST_CVV;
-      return out;
-    }
-    return value;
-  }
-}
-
 /** What a webhook step expects of a delivery's body: its status (and decline code). */
 function expectedOf(body: unknown): Record<string, unknown> | undefined {
   if (!isObject(body)) return undefined;
@@ -251,23 +128,145 @@ function expectedOf(body: unknown): Record<string, unknown> | undefined {
 }
 
 export function exportSteps(input: ExportInput): ExportedFile {
-  const b = new Builder(input.testCards);
-  const merchants = input.scenarios.flatMap((s) => s.merchants);
-  const defaultMerchant = merchants[0]?.merchantKey ?? input.builtinMerchantKey;
-  const deliveries = [...input.deliveries].sort((x, y) => x.seq - y.seq);
-  let nextDelivery = 0;
-  const startTime = input.calls[0]?.at ?? deliveries[0]?.createdAt;
-  /** Where the replay's clock is, as far as the steps so far moved it. */
-  let replayNow = startTime ?? 0;
+  const session = new SessionSteps(input);
+  for (const call of input.calls) session.call(call);
+  session.end();
+  return session.file();
+}
 
-  const advance = (ms: number, why: string) => {
+/** A session turned into steps, a call at a time, with the deliveries each caused after it. */
+class SessionSteps {
+  private readonly b: Builder;
+  private readonly defaultMerchant: string;
+  private readonly deliveries: RecordedDelivery[];
+  private nextDelivery = 0;
+  private readonly startTime: number | undefined;
+  /** Where the replay's clock is, as far as the steps so far moved it. */
+  private replayNow: number;
+  /** The newest delivery seq of the calls so far. */
+  private lastUpTo = 0;
+
+  constructor(private readonly input: ExportInput) {
+    this.b = new Builder(input.testCards);
+    const merchants = input.scenarios.flatMap((s) => s.merchants);
+    this.defaultMerchant = merchants[0]?.merchantKey ?? input.builtinMerchantKey;
+    this.deliveries = [...input.deliveries].sort((x, y) => x.seq - y.seq);
+    this.startTime = input.calls[0]?.at ?? this.deliveries[0]?.createdAt;
+    this.replayNow = this.startTime ?? 0;
+  }
+
+  /** One recorded call as its step, after what time caused before it, followed by the deliveries it caused. */
+  call(call: RecordedCall): void {
+    this.deliveriesBefore(call.webhooksUpTo, call.at);
+    if (call.at - this.replayNow >= GAP_MS) this.advance(call.at - this.replayNow, "time passed in the session");
+    const body = parse(call.body);
+    const answer = parse(call.response);
+    if (call.kind === "advance" && call.status === 200 && isObject(answer) && typeof answer.now === "string") {
+      this.advanceStep(call, body, answer.now);
+    } else if (isPageStep(call.kind) && isObject(body)) {
+      this.pageStep(call, call.kind, body);
+    } else {
+      this.requestStep(call, body, answer);
+    }
+    for (; this.nextDelivery < this.deliveries.length; this.nextDelivery++) {
+      const d = this.deliveries[this.nextDelivery] as RecordedDelivery;
+      if (d.seq > call.webhooksUpTo) break;
+      this.webhookStep(d);
+    }
+    this.lastUpTo = call.webhooksUpTo;
+  }
+
+  /** After the last call: the deliveries time caused since, after an advance over that time. */
+  end(): void {
+    const rest = this.deliveries.slice(this.nextDelivery);
+    if (rest.length > 0) {
+      this.advance(Math.max(...rest.map((d) => d.createdAt)) - this.replayNow, "time passed in the session");
+      for (const d of rest) this.webhookStep(d);
+    }
+  }
+
+  /** The steps file: the merged scenarios, the steps (with their notes as comments) and the header comment. */
+  file(): ExportedFile {
+    const { input, b } = this;
+    const steps: ExportedStep[] = b.drafts.map((d) => {
+      const { name, ...rest } = d.fields;
+      const step = { name, ...rest, ...(d.save ? { save: d.save } : {}) };
+      return d.notes.length > 0 ? { step, comment: [...new Set(d.notes)].join("\n") } : { step };
+    });
+    const scenario = mergeScenarios(input.scenarios);
+    const document: Record<string, unknown> = {
+      name: input.name,
+      description: `A session recorded in ${input.source}: ${input.calls.length} calls`,
+      ...(this.startTime === undefined ? {} : { startTime: new Date(this.startTime).toISOString() }),
+      ...scenario,
+      steps: steps.map((s) => s.step),
+    };
+    const header = [
+      `Recorded by paysandbox in ${input.source}: ${input.calls.length} calls, ${this.deliveries.length} webhook deliveries.`,
+      "Replay it on a fresh sandbox: paysandbox run THIS_FILE [--target http://localhost:8080]",
+      ...(b.unplaced.length > 0
+        ? [`Not expected (no earlier answer names them): the deliveries of ${[...new Set(b.unplaced)].join(", ")}`]
+        : []),
+      ...(input.scenarios.length > 1
+        ? [`The merchants, rates, cards and rules of ${input.scenarios.length} loaded scenarios, merged.`]
+        : []),
+    ].join("\n");
+    return { document, steps, header };
+  }
+
+  private advance(ms: number, why: string): void {
     if (ms <= 0) return;
     const by = durationOf(ms);
-    b.add({ name: b.name(`advance ${by} (${why})`), advance: by }, "advance");
-    replayNow += ms;
-  };
+    this.b.add({ name: this.b.name(`advance ${by} (${why})`), advance: by }, "advance");
+    this.replayNow += ms;
+  }
 
-  const webhookStep = (d: RecordedDelivery) => {
+  /** A clock advance of the session: an `advance` by what it asked (or what it moved). */
+  private advanceStep(call: RecordedCall, body: unknown, now: string): void {
+    const moved = Date.parse(now) - call.at;
+    const by = isObject(body) && typeof body.by === "string" ? body.by : durationOf(moved);
+    this.b.add({ name: this.b.name(`advance ${by}`), advance: by }, "advance");
+    this.replayNow += moved;
+  }
+
+  /** A shopper page's post: a `threeDS`, `hpp` or `qr` step. */
+  private pageStep(call: RecordedCall, kind: keyof typeof PAGE_STEPS, body: Record<string, unknown>): void {
+    const b = this.b;
+    const draft = b.add({}, "page");
+    const id = decodeURIComponent(call.path.split("?")[0]?.split("/").pop() ?? "");
+    const { outcome, ...fields } = body as Record<string, string>;
+    const spec: Record<string, unknown> = { transactionId: b.refText(id, draft), outcome };
+    if (kind === "hpp" && Object.keys(fields).length > 0) spec.fields = fields;
+    draft.fields = {
+      name: b.name(`${PAGE_STEPS[kind].step}: ${outcome}`),
+      [kind]: spec,
+      ...(call.status >= 400 ? { expect: { status: call.status } } : {}),
+    };
+  }
+
+  /** A gateway or control-plane call: a `request` with its body and what its answer is expected to say. */
+  private requestStep(call: RecordedCall, body: unknown, answer: unknown): void {
+    const b = this.b;
+    this.lookUpDeliveries(call);
+    const route = routeOf(call.method, call.path);
+    const draft = b.add({}, route.save);
+    const status = isObject(answer) ? answer.transactionStatus : undefined;
+    const outcome = typeof status === "string" ? status : String(call.status);
+    const expectBody = call.status < 400 ? expectedOf(answer) : undefined;
+    const as = call.merchantKey && call.merchantKey !== this.defaultMerchant ? { as: call.merchantKey } : {};
+    draft.fields = {
+      name: b.name(`${route.name} → ${outcome}`),
+      ...as,
+      request: `${call.method} ${b.refText(call.path, draft)}`,
+      ...(body === undefined ? {} : { body: b.body(body, draft) }),
+      expect: { status: call.status, ...(expectBody ? { body: expectBody } : {}) },
+    };
+    b.harvest(answer, draft);
+  }
+
+  /** A delivery as a `webhook` expectation on its transaction (or subscription), if an earlier answer named it. */
+  private webhookStep(d: RecordedDelivery): void {
+    const b = this.b;
     const body = parse(d.body);
     const target =
       d.transactionId && b.knows(d.transactionId)
@@ -289,34 +288,33 @@ export function exportSteps(input: ExportInput): ExportedFile {
       webhook: { ...filter, ...(expected ? { body: expected } : {}) },
     };
     b.harvest(body, draft);
-  };
+  }
 
   /** The deliveries up to `upTo` that time caused before `at`, after an advance over that time. */
-  const deliveriesBefore = (upTo: number, at: number) => {
+  private deliveriesBefore(upTo: number, at: number): void {
     const due: RecordedDelivery[] = [];
-    while (nextDelivery < deliveries.length) {
-      const d = deliveries[nextDelivery] as RecordedDelivery;
+    while (this.nextDelivery < this.deliveries.length) {
+      const d = this.deliveries[this.nextDelivery] as RecordedDelivery;
       if (d.seq > upTo || d.createdAt >= at) break;
       due.push(d);
-      nextDelivery++;
+      this.nextDelivery++;
     }
-    if (due.length > 0) advance(Math.max(...due.map((d) => d.createdAt)) - replayNow, "time passed in the session");
-    for (const d of due) webhookStep(d);
-  };
+    if (due.length > 0) this.advance(Math.max(...due.map((d) => d.createdAt)) - this.replayNow, "time passed in the session");
+    for (const d of due) this.webhookStep(d);
+  }
 
-  /** The newest delivery seq of the calls so far. */
-  let lastUpTo = 0;
   /**
    * A call naming a delivery no answer gave (a replay of one seen on the dashboard or in the
    * journal): a step reads its transaction's journal first, and the call refers to the delivery's
    * place in it (newest first, as the journal answers).
    */
-  const lookUpDeliveries = (call: RecordedCall) => {
+  private lookUpDeliveries(call: RecordedCall): void {
+    const b = this.b;
     for (const [id] of call.path.matchAll(DELIVERY_ID)) {
-      const d = deliveries.find((x) => x.id === id);
+      const d = this.deliveries.find((x) => x.id === id);
       if (b.knows(id) || !d?.transactionId || !b.knows(d.transactionId)) continue;
-      const journal = deliveries
-        .filter((x) => x.transactionId === d.transactionId && (x.seq <= lastUpTo || x.createdAt < call.at))
+      const journal = this.deliveries
+        .filter((x) => x.transactionId === d.transactionId && (x.seq <= this.lastUpTo || x.createdAt < call.at))
         .sort((x, y) => y.seq - x.seq);
       const index = journal.findIndex((x) => x.id === id);
       if (index < 0) continue;
@@ -328,83 +326,7 @@ export function exportSteps(input: ExportInput): ExportedFile {
       };
       b.learn(id, draft, `${index}.id`);
     }
-  };
-
-  for (const call of input.calls) {
-    deliveriesBefore(call.webhooksUpTo, call.at);
-    if (call.at - replayNow >= GAP_MS) advance(call.at - replayNow, "time passed in the session");
-    const body = parse(call.body);
-    const answer = parse(call.response);
-    if (call.kind === "advance" && call.status === 200 && isObject(answer) && typeof answer.now === "string") {
-      const moved = Date.parse(answer.now) - call.at;
-      const by = isObject(body) && typeof body.by === "string" ? body.by : durationOf(moved);
-      b.add({ name: b.name(`advance ${by}`), advance: by }, "advance");
-      replayNow += moved;
-    } else if (isPageStep(call.kind) && isObject(body)) {
-      const draft = b.add({}, "page");
-      const id = decodeURIComponent(call.path.split("?")[0]?.split("/").pop() ?? "");
-      const { outcome, ...fields } = body as Record<string, string>;
-      const spec: Record<string, unknown> = { transactionId: b.refText(id, draft), outcome };
-      if (call.kind === "hpp" && Object.keys(fields).length > 0) spec.fields = fields;
-      draft.fields = {
-        name: b.name(`${PAGE_STEPS[call.kind].step}: ${outcome}`),
-        [call.kind]: spec,
-        ...(call.status >= 400 ? { expect: { status: call.status } } : {}),
-      };
-    } else {
-      lookUpDeliveries(call);
-      const route = routeOf(call.method, call.path);
-      const draft = b.add({}, route.save);
-      const status = isObject(answer) ? answer.transactionStatus : undefined;
-      const outcome = typeof status === "string" ? status : String(call.status);
-      const expectBody = call.status < 400 ? expectedOf(answer) : undefined;
-      const as = call.merchantKey && call.merchantKey !== defaultMerchant ? { as: call.merchantKey } : {};
-      draft.fields = {
-        name: b.name(`${route.name} → ${outcome}`),
-        ...as,
-        request: `${call.method} ${b.refText(call.path, draft)}`,
-        ...(body === undefined ? {} : { body: b.body(body, draft) }),
-        expect: { status: call.status, ...(expectBody ? { body: expectBody } : {}) },
-      };
-      b.harvest(answer, draft);
-    }
-    for (; nextDelivery < deliveries.length; nextDelivery++) {
-      const d = deliveries[nextDelivery] as RecordedDelivery;
-      if (d.seq > call.webhooksUpTo) break;
-      webhookStep(d);
-    }
-    lastUpTo = call.webhooksUpTo;
   }
-  const rest = deliveries.slice(nextDelivery);
-  if (rest.length > 0) {
-    advance(Math.max(...rest.map((d) => d.createdAt)) - replayNow, "time passed in the session");
-    for (const d of rest) webhookStep(d);
-  }
-
-  const steps: ExportedStep[] = b.drafts.map((d) => {
-    const { name, ...rest } = d.fields;
-    const step = { name, ...rest, ...(d.save ? { save: d.save } : {}) };
-    return d.notes.length > 0 ? { step, comment: [...new Set(d.notes)].join("\n") } : { step };
-  });
-  const scenario = mergeScenarios(input.scenarios);
-  const document: Record<string, unknown> = {
-    name: input.name,
-    description: `A session recorded in ${input.source}: ${input.calls.length} calls`,
-    ...(startTime === undefined ? {} : { startTime: new Date(startTime).toISOString() }),
-    ...scenario,
-    steps: steps.map((s) => s.step),
-  };
-  const header = [
-    `Recorded by paysandbox in ${input.source}: ${input.calls.length} calls, ${deliveries.length} webhook deliveries.`,
-    "Replay it on a fresh sandbox: paysandbox run THIS_FILE [--target http://localhost:8080]",
-    ...(b.unplaced.length > 0
-      ? [`Not expected (no earlier answer names them): the deliveries of ${[...new Set(b.unplaced)].join(", ")}`]
-      : []),
-    ...(input.scenarios.length > 1
-      ? [`The merchants, rates, cards and rules of ${input.scenarios.length} loaded scenarios, merged.`]
-      : []),
-  ].join("\n");
-  return { document, steps, header };
 }
 
 /** The loaded scenarios' merchants, rates, cards and rules as one file's (a later load wins on a rate). */

@@ -4,6 +4,7 @@
  * throws a StepFailure carrying expected vs actual; run.ts turns it into the step's result.
  */
 import { GATEWAY_PREFIXES, PUBLIC_GATEWAY_PATHS } from "../http/gateway.js";
+import { tokenExpiry } from "../platform/bearer.js";
 import { PAGE_STEPS, type PageStep, type Step } from "../scenarios/steps.schema.js";
 import { readForm } from "./form.js";
 import type { LoadedFile } from "./load.js";
@@ -62,17 +63,6 @@ const fromMismatch = (m: Mismatch, reply: Reply, summary: string) =>
     response: trimBody(reply.text),
     summary,
   });
-
-/** The exp (ms) of a `Bearer <jwt>` token, read from its payload; 0 when unreadable. */
-function tokenExpiry(token: string): number {
-  try {
-    const payload = token.replace(/^Bearer\s+/i, "").split(".")[1] ?? "";
-    const exp = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { exp?: unknown }).exp;
-    return typeof exp === "number" ? exp * 1000 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** One file's run: its target, its saved bodies and its merchants' bearer tokens. */
 export class FileRun {

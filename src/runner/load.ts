@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
-import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { SandboxError } from "../platform/errors.js";
+import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
 import { didYouMean } from "../platform/unknown-keys.js";
 import { type Scenario, scenarioSchema } from "../scenarios/scenario.schema.js";
 import { parseDocument } from "../scenarios/scenario.service.js";

@@ -3,7 +3,10 @@
  * one sandbox's service graph as the registry drives it, and an open spec says what to build one
  * from. src/compose.ts builds both sides' halves; the registry never sees a service.
  */
+import type { SandboxMerchant } from "../platform/fixtures.js";
 import type { State } from "../snapshots/images.js";
+
+export type { SandboxMerchant };
 
 /** What a composition must offer the registry (src/compose.ts builds it from an AppContext). */
 export interface Composition {
@@ -44,14 +47,6 @@ export interface Composition {
     /** Settles when the file is wholly let go (the checkpointer thread closes it after this connection). */
     released: Promise<void>;
   }>;
-}
-
-export interface SandboxMerchant {
-  merchantKey: string;
-  merchantSecret: string;
-  mid: string;
-  merchantId: number;
-  accountId: number;
 }
 
 export interface OpenSpec {

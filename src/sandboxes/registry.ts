@@ -27,12 +27,11 @@
  *   the root's does).
  */
 
-import { MAX_CLOCK_MS } from "../control/control.service.js";
 import type { Db } from "../db/client.js";
 import type { Logger } from "../logger.js";
-import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
-import { toIso } from "../platform/clock.js";
+import { MAX_CLOCK_MS, toIso } from "../platform/clock.js";
 import { badRequest, tooMany } from "../platform/errors.js";
+import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
 import { loadSnapshot, type State } from "../snapshots/images.js";
 import type { SnapshotMeta } from "../snapshots/snapshot-file.js";

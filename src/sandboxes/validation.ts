@@ -2,8 +2,7 @@
  * What a create checks before anything is made (docs/parallel-suites.md): its ttl, its startTime, its
  * name, and the 404s that name a sandbox. Each bad input is a 400 naming its field.
  */
-import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../control/control.service.js";
-import { INSTANT_REASON, parseInstant } from "../platform/clock.js";
+import { INSTANT_REASON, MAX_CLOCK_ISO, MAX_CLOCK_MS, parseInstant } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound } from "../platform/errors.js";
 

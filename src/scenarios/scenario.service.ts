@@ -18,16 +18,18 @@ export interface MerchantStore {
   upsertMany(list: Merchant[], pathPrefix: string): void;
 }
 
+export interface ScenarioDeps {
+  db: Db;
+  clock: Clock;
+  merchants: MerchantStore;
+}
+
 export class ScenarioService {
   private cached: Scenario[] | undefined;
   private readonly listeners: Array<() => void> = [];
   private readonly loadListeners: Array<(scenario: Scenario) => void> = [];
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly merchants: MerchantStore,
-  ) {}
+  constructor(private readonly deps: ScenarioDeps) {}
 
   /** Validates and loads one document (at most MAX_DEPTH deep); all or nothing. Throws a 400 SandboxError naming the path. */
   load(document: unknown, source: string): Scenario {
@@ -47,8 +49,8 @@ export class ScenarioService {
         `Invalid scenario (${source}): name: ${SCENARIO_LIMITS.loaded} scenarios are loaded, the most at once (reload one by its name, or reset)`,
       );
     }
-    inTransaction(this.db, () => {
-      this.merchants.upsertMany(
+    inTransaction(this.deps.db, () => {
+      this.deps.merchants.upsertMany(
         scenario.merchants.map((m) => ({
           ...m,
           processingCurrency: m.processingCurrency ?? null,
@@ -58,10 +60,10 @@ export class ScenarioService {
         })),
         "merchants",
       );
-      this.db
+      this.deps.db
         .insert(scenarios)
-        .values({ name: scenario.name, document: scenario, source, loadedAt: this.clock.nowMs() })
-        .onConflictDoUpdate({ target: scenarios.name, set: { document: scenario, source, loadedAt: this.clock.nowMs() } })
+        .values({ name: scenario.name, document: scenario, source, loadedAt: this.deps.clock.nowMs() })
+        .onConflictDoUpdate({ target: scenarios.name, set: { document: scenario, source, loadedAt: this.deps.clock.nowMs() } })
         .run();
       for (const l of this.loadListeners) l(scenario);
     });
@@ -82,7 +84,7 @@ export class ScenarioService {
 
   /** Every loaded scenario, in load order. Cached; reloaded after a change. */
   all(): Scenario[] {
-    this.cached ??= this.db
+    this.cached ??= this.deps.db
       .select()
       .from(scenarios)
       .orderBy(asc(scenarios.loadedAt), asc(scenarios.name))
@@ -93,7 +95,7 @@ export class ScenarioService {
 
   /** Every loaded scenario with the virtual time it was loaded at, in load order (GET /_sandbox/scenarios). */
   loaded(): Array<{ scenario: Scenario; loadedAt: number }> {
-    return this.db
+    return this.deps.db
       .select()
       .from(scenarios)
       .orderBy(asc(scenarios.loadedAt), asc(scenarios.name))

@@ -6,7 +6,7 @@
  * of waiting would (docs/control-plane.md#time-travel).
  */
 import { performance } from "node:perf_hooks";
-import type { BackgroundWrites } from "../db/client.js";
+import type { BackgroundWrites } from "../db/checkpointer.js";
 import type { Clock } from "../platform/clock.js";
 
 export interface DueWork {
@@ -63,6 +63,12 @@ export type RanCounts = { ticks: number; charges: number; deliveries: number } &
 /** Safety net against a source that keeps reporting work it never does. */
 const MAX_STEPS = 5_000_000;
 
+export interface DueWorkDeps {
+  clock: Clock;
+  /** The database's background writes, paused while a burst of work runs (default: none). */
+  writes?: BackgroundWrites | undefined;
+}
+
 export class DueWorkRunner {
   private readonly sources: DueWork[] = [];
   private chain: Promise<unknown> = Promise.resolve();
@@ -70,15 +76,16 @@ export class DueWorkRunner {
   private pokeWaiters: Array<() => void> = [];
 
   /**
-   * `writes`: the database's view of the runner as a background writer (src/db/client.ts
+   * `writes`: the database's view of the runner as a background writer (src/db/checkpointer.ts
    * `backgroundWrites`): told while a run is under way, so that the WAL's restart during a long
    * advance pauses it (`paused()` returns a promise: the runner waits for it before its next piece of
    * work) rather than copying the WAL on the event loop.
    */
-  constructor(
-    private readonly clock: Clock,
-    private readonly writes: BackgroundWrites = { paused: () => undefined, running: () => undefined },
-  ) {}
+  private readonly writes: BackgroundWrites;
+
+  constructor(private readonly deps: DueWorkDeps) {
+    this.writes = deps.writes ?? { paused: () => undefined, running: () => undefined };
+  }
 
   register(source: DueWork): void {
     this.sources.push(source);
@@ -133,7 +140,7 @@ export class DueWorkRunner {
   private async runSteps(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
     const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
     for (const source of this.sources) source.took?.(); // started before this run: not its work
-    let until = target ?? this.clock.nowMs();
+    let until = target ?? this.deps.clock.nowMs();
     let sliceStart = performance.now();
     for (let step = 0; step < MAX_STEPS; step++) {
       if (performance.now() - sliceStart > SLICE_MS) {
@@ -152,7 +159,7 @@ export class DueWorkRunner {
         const at = source.nextDueAt();
         if (at !== undefined && at <= until && (best === undefined || at < best.at)) best = { source, at };
       }
-      if (settle && (!best || best.at > this.clock.nowMs())) {
+      if (settle && (!best || best.at > this.deps.clock.nowMs())) {
         // before time moves on (or the run ends), what is under way must finish: its results
         // (a retry time, the next delivery of an orderKey) may be due before `best`
         const waits = this.sources.map((s) => s.pending?.()).filter((p): p is Promise<void> => p !== undefined);
@@ -163,16 +170,16 @@ export class DueWorkRunner {
           // a running clock (time scale) moved while we waited: what became due meanwhile (the next
           // delivery of an orderKey whose head just settled) is due "by now" too, so a run that settles
           // answers only after it was attempted (docs/control-plane.md#time-travel)
-          until = Math.max(until, this.clock.nowMs());
+          until = Math.max(until, this.deps.clock.nowMs());
           continue;
         }
       }
       if (!best) break;
-      if (best.at > this.clock.nowMs()) this.clock.advanceTo(best.at);
-      const counts = await best.source.run(this.clock.nowMs(), sliceStart + SLICE_MS);
+      if (best.at > this.deps.clock.nowMs()) this.deps.clock.advanceTo(best.at);
+      const counts = await best.source.run(this.deps.clock.nowMs(), sliceStart + SLICE_MS);
       for (const [k, v] of Object.entries(counts)) ran[k] = (ran[k] ?? 0) + v;
     }
-    if (until > this.clock.nowMs()) this.clock.advanceTo(until);
+    if (until > this.deps.clock.nowMs()) this.deps.clock.advanceTo(until);
     this.addTook(ran);
     return ran;
   }

@@ -35,15 +35,18 @@ export interface BillingSource {
   runDue(now: number, limit: number, deadline?: number): { rows: number; charges: number; more: boolean };
 }
 
+export interface SchedulerDeps {
+  subscriptions: BillingSource;
+  clock: Clock;
+  /** Subscriptions charged per run at the most (default SUBSCRIPTION_BATCH). */
+  batch?: number | undefined;
+}
+
 /** Registered with `ctx.work`; reports `{ charges: n }` into clock/advance's `ran`. */
 export class SubscriptionScheduler implements DueWork {
   readonly name = "subscriptions";
 
-  constructor(
-    private readonly subscriptions: BillingSource,
-    private readonly clock: Clock,
-    private readonly batch = SUBSCRIPTION_BATCH,
-  ) {}
+  constructor(private readonly deps: SchedulerDeps) {}
 
   /** The tick whose charges did not all fit in one batch: the next run() continues it at that instant. */
   private resumeAt: number | undefined;
@@ -51,8 +54,8 @@ export class SubscriptionScheduler implements DueWork {
   nextDueAt(): number | undefined {
     // a running clock (time scale) moves on while a tick's batches run: they stay that tick's
     if (this.resumeAt !== undefined) return this.resumeAt;
-    const at = this.subscriptions.earliestLookAt();
-    return at === undefined ? undefined : tickAtOrAfter(Math.max(at, this.clock.nowMs()));
+    const at = this.deps.subscriptions.earliestLookAt();
+    return at === undefined ? undefined : tickAtOrAfter(Math.max(at, this.deps.clock.nowMs()));
   }
 
   /**
@@ -63,7 +66,7 @@ export class SubscriptionScheduler implements DueWork {
    */
   run(now: number, deadline?: number): { charges: number } {
     const at = this.resumeAt ?? now;
-    const { charges, more } = this.subscriptions.runDue(at, this.batch, deadline);
+    const { charges, more } = this.deps.subscriptions.runDue(at, this.deps.batch ?? SUBSCRIPTION_BATCH, deadline);
     this.resumeAt = more ? at : undefined;
     return { charges };
   }

@@ -100,7 +100,7 @@ export function adoptCopy(db: Db, nowMs: number): void {
     skipCopiedDeliveries(db, nowMs);
     inheritSecrets(db, nowMs);
     db.delete(sandboxes).run();
-    new ClockStore(db, new ManualClock(nowMs)).save();
+    new ClockStore({ db, clock: new ManualClock(nowMs) }).save();
     const value = String(nowMs);
     db.insert(sandboxState)
       .values({ key: ORIGIN_NOW_KEY, value })

@@ -11,6 +11,7 @@
  *   time since, at the server's scale), so it can be a few ms off the server's.
  */
 import { readFileSync } from "node:fs";
+import { tokenExpiry } from "../platform/bearer.js";
 import { parseInstant, toIso, VirtualClock } from "../platform/clock.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
 import type { ConnectSandboxOptions, SandboxMerchant, TestSandbox } from "./types.js";
@@ -20,17 +21,6 @@ class ConnectError extends Error {}
 interface Answer {
   status: number;
   body: Record<string, unknown>;
-}
-
-/** The `exp` of a JWT, ms; 0 when unreadable (then it is fetched again each time). */
-function tokenExpiry(token: string): number {
-  try {
-    const payload = token.replace(/^Bearer\s+/i, "").split(".")[1] ?? "";
-    const exp = (JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { exp?: unknown }).exp;
-    return typeof exp === "number" ? exp * 1000 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 const isoOf = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);

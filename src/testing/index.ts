@@ -15,8 +15,8 @@ import { createApp } from "../app.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
-import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
+import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
 import type { SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
@@ -24,6 +24,10 @@ export { connectSandbox } from "./connect.js";
 export type { ConnectSandboxOptions, ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 const DAY_MS = 86_400_000;
+
+/** types.ts may import nothing (it ships as the .d.ts), so it spells SandboxMerchant out: tsc fails here if it parts from the server's. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _sameMerchantShape: Same<SandboxMerchant, ServerMerchant> = true;
 
 function instant(value: string | Date, name: string): number {
   const ms = value instanceof Date ? value.getTime() : parseInstant(value);

@@ -44,16 +44,19 @@ export function maskUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
 }
 
+export interface JournalDeps {
+  db: Db;
+  clock: Clock;
+  ids: Ids;
+  /** Wakes the due-work runner (a replay is due at once). */
+  poke: () => void;
+}
+
 export class WebhookJournal {
   private readonly repo: WebhooksRepo;
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly poke: () => void,
-  ) {
-    this.repo = new WebhooksRepo(db);
+  constructor(private readonly deps: JournalDeps) {
+    this.repo = new WebhooksRepo(deps.db);
   }
 
   /** `GET /_sandbox/webhooks` (docs/control-plane.md): newest first. */
@@ -83,8 +86,8 @@ export class WebhookJournal {
   replay(id: string, chaos?: { chaos?: ChaosMode | undefined; delay?: string | undefined }): JournalEntry {
     const original = this.repo.byId(id);
     if (!original) throw notFound(`Webhook delivery not found: ${id}`);
-    const now = this.clock.nowMs();
-    const newId = this.ids.next("webhook");
+    const now = this.deps.clock.nowMs();
+    const newId = this.deps.ids.next("webhook");
     const row = {
       id: newId,
       merchantKey: original.merchantKey,
@@ -106,14 +109,14 @@ export class WebhookJournal {
     // chaos on replay (docs/webhooks.md#webhook-chaos): the replay is a fresh delivery, so the original's chaos is not carried over
     const sig = row.headers["X-Checksum"];
     if (sig !== undefined && original.chaos === "badSignature") row.headers["X-Checksum"] = badChecksum(sig); // inverted twice: right again
-    inTransaction(this.db, () =>
+    inTransaction(this.deps.db, () =>
       insertWithChaos(this.repo, row, chaos?.chaos ?? null, {
         now,
         delayBy: chaos?.delay,
-        nextId: () => this.ids.next("webhook"),
+        nextId: () => this.deps.ids.next("webhook"),
       }),
     );
-    this.poke();
+    this.deps.poke();
     return this.get(newId);
   }
 }

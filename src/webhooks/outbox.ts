@@ -5,6 +5,7 @@
  */
 import type { Db } from "../db/client.js";
 import type { Merchant } from "../db/schema/index.js";
+import { MAX_URL_LENGTH } from "../http/schemas.js";
 import type { Clock } from "../platform/clock.js";
 import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
@@ -19,9 +20,6 @@ export interface OutboxDispatch {
   take(row: DueRow, at: number): void;
   park(seq: number, id: string, url: string, at: number): void;
 }
-
-/** As the routes' MAX_URL_LENGTH (src/http/schemas.ts): a longer callbackUrl never reaches the outbox. */
-const MAX_CALLBACK_URL = 2048;
 
 export interface EnqueueInput {
   merchant: Merchant;
@@ -68,7 +66,8 @@ export function callbackTarget(callbackUrl: string, paymentMethod: string, apmTy
 const targets = new Map<string, string>();
 
 function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: string): string {
-  if (callbackUrl.length > MAX_CALLBACK_URL) throw invalidField("callbackUrl");
+  // the routes' own limit (src/http/schemas.ts): a longer callbackUrl never reaches the outbox from a request
+  if (callbackUrl.length > MAX_URL_LENGTH) throw invalidField("callbackUrl");
   let u: URL;
   try {
     u = new URL(callbackUrl);
@@ -79,6 +78,14 @@ function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: strin
   u.searchParams.set("paymentMethod", paymentMethod);
   if (apmType) u.searchParams.set("apmType", apmType);
   return u.toString();
+}
+
+export interface OutboxDeps {
+  db: Db;
+  clock: Clock;
+  ids: Ids;
+  /** The dispatcher to wake or hand a delivery to; none in tools that only write. */
+  dispatch?: OutboxDispatch | undefined;
 }
 
 export class Outbox {
@@ -92,13 +99,8 @@ export class Outbox {
    * claim at the group commit, or a run of the due work after the enqueuing transaction has
    * committed). A rolled-back enqueue only costs an empty run (or a queued row found gone).
    */
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-    private readonly ids: Ids,
-    private readonly dispatch?: OutboxDispatch,
-  ) {
-    this.repo = new WebhooksRepo(db);
+  constructor(private readonly deps: OutboxDeps) {
+    this.repo = new WebhooksRepo(deps.db);
   }
 
   /** Which of `orderKeys` have a pending delivery now (in the caller's transaction): one statement for a batch. */
@@ -114,8 +116,8 @@ export class Outbox {
   enqueue(input: EnqueueInput): string | undefined {
     if (!input.callbackUrl) return undefined;
     const url = callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType);
-    const now = this.clock.nowMs();
-    const id = this.ids.next("webhook");
+    const now = this.deps.clock.nowMs();
+    const id = this.deps.ids.next("webhook");
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
     const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
     const rates = input.merchant.webhookChaos;
@@ -140,21 +142,24 @@ export class Outbox {
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    const place = rates || blocked ? undefined : this.dispatch?.placement(url);
+    const place = rates || blocked ? undefined : this.deps.dispatch?.placement(url);
     if (place === "take") {
       // written already in flight (attempt 1) and sent right after the commit: no claim needed
       const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.dispatch?.take({ seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 }, now);
+      this.deps.dispatch?.take(
+        { seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 },
+        now,
+      );
       return id;
     }
     if (place === "park") {
       // its destination is full: written already parked (no due time) and queued behind the others,
       // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (docs/performance.md)
       const seq = this.repo.insert({ ...row, nextAttemptAt: null });
-      this.dispatch?.park(seq, id, url, now);
+      this.deps.dispatch?.park(seq, id, url, now);
       return id;
     }
-    this.dispatch?.wake();
+    this.deps.dispatch?.wake();
     if (!rates) {
       this.repo.insert(row);
       return id;
@@ -167,7 +172,7 @@ export class Outbox {
     const ids = insertWithChaos(this.repo, row, mode, {
       now,
       delayBy: typeof rates.delayBy === "string" ? rates.delayBy : undefined,
-      nextId: () => this.ids.next("webhook"),
+      nextId: () => this.deps.ids.next("webhook"),
     });
     if (input.transactionId && overtakes) releaseReordered(this.repo, input.transactionId, ids, now);
     return id;

@@ -54,6 +54,17 @@ type HotName = keyof typeof HOT;
  * first (lowest seq) carries a nextAttemptAt; the rows behind it have NULL until it settles. So the
  * due index (status, next_attempt_at) alone answers "what is due, and when", in one probe.
  */
+/** The attempts of some deliveries, by delivery then attempt number (the journal and the dashboard). */
+export function attemptsOf(db: Db, deliveryIds: string[]): AttemptRow[] {
+  if (deliveryIds.length === 0) return [];
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n))
+    .all();
+}
+
 export class WebhooksRepo {
   /** The hot statements, each prepared on first use. */
   private readonly hot: Record<HotName, Database.Statement>;
@@ -235,13 +246,7 @@ export class WebhooksRepo {
   }
 
   attemptsOf(deliveryIds: string[]): AttemptRow[] {
-    if (deliveryIds.length === 0) return [];
-    return this.db
-      .select()
-      .from(webhookAttempts)
-      .where(inArray(webhookAttempts.deliveryId, deliveryIds))
-      .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.n))
-      .all();
+    return attemptsOf(this.db, deliveryIds);
   }
 }
 

@@ -14,6 +14,7 @@ import { BUILTIN } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { docScreenshot } from "../helpers/screenshots.js";
 import { ROOT, type RunningServer, startServer } from "../helpers/server.js";
+import { fetchToken } from "../helpers/token.js";
 import { CARDS, cardPaymentBody, threeDsBody } from "../http/payments.body.js";
 
 const chromiumOk = hasChromium("dashboard.browser");
@@ -38,10 +39,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-async function tokenOf(base: string, key: string, secret: string): Promise<string> {
-  const r = await post(`${base}/api/v1/auth`, { merchantKey: key, merchantSecret: secret });
-  return r.body.token as string;
-}
+const tokenOf = (base: string, merchantKey: string, merchantSecret: string) => fetchToken(base, { merchantKey, merchantSecret });
 
 async function screenshot(page: Page, name: string) {
   mkdirSync(RESULTS, { recursive: true });

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
 import { dataOf, type Listener, listen, type SseEvent } from "../helpers/sse.js";
+import { fetchToken } from "../helpers/token.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 
 let server: RunningServer | undefined;
@@ -34,7 +35,7 @@ async function post(url: string, body: unknown, auth?: string): Promise<{ status
   return { status: res.status, body: (await res.json().catch(() => ({}))) as Record<string, unknown> };
 }
 
-const tokenOf = async (base: string) => (await post(`${base}/api/v1/auth`, CREDS)).body.token as string;
+const tokenOf = (base: string) => fetchToken(base, CREDS);
 
 async function stream(url: string, headers: Record<string, string> = {}): Promise<Listener> {
   const l = await listen((req) => fetch(req), url, headers);

@@ -4,46 +4,30 @@
  * filled in → 303 to the merchant's page, then PROCESSING and SUCCEED callbacks; the QR page works
  * inside the merchant's iframe and breaks out to the top window.
  */
-import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
-import { BUILTIN } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { hasChromium, type ShopperRig, startShopperRig } from "../helpers/browser.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { docScreenshot } from "../helpers/screenshots.js";
-import { type RunningServer, startServer } from "../helpers/server.js";
+import type { RunningServer } from "../helpers/server.js";
 import { apmBody, type Body } from "../http/apm.support.js";
 
 const chromiumOk = hasChromium("hpp.browser");
 
 describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
+  let rig: ShopperRig;
   let sandbox: RunningServer;
   let receiver: Receiver;
-  let shop: { url: string; server: Server };
+  let shop: ShopperRig["shop"];
   let browser: Browser;
   let token: string;
 
   beforeAll(async () => {
-    [sandbox, receiver, shop] = await Promise.all([
-      startServer({ args: ["--start-time", "2026-01-15T12:00:00Z"] }),
-      startReceiver(),
-      startShop(),
-    ]);
-    browser = await launchChromium();
-    const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret }),
-    });
-    token = ((await auth.json()) as { token: string }).token;
+    rig = await startShopperRig({ args: ["--start-time", "2026-01-15T12:00:00Z"] });
+    ({ sandbox, receiver, shop, browser, token } = rig);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await sandbox?.stop();
-    await receiver?.close();
-    await new Promise((resolve) => shop?.server.close(resolve));
-  });
+  afterAll(() => rig?.close());
 
   async function payIn(method: string, payload?: Body): Promise<{ transactionId: string; path: string }> {
     const body = apmBody(
@@ -65,11 +49,8 @@ describe.skipIf(!chromiumOk)("HPP and QR pages in headless Chromium", () => {
     return { transactionId: json.transactionId, path: new URL(json.apmResponseData.redirectUrl).pathname };
   }
 
-  const hooksFor = (id: string) =>
-    receiver.received.map((h) => h.body as Record<string, unknown>).filter((b) => b.transactionId === id);
-  async function waitForHooks(id: string, n: number) {
-    while (hooksFor(id).length < n) await receiver.waitFor(receiver.received.length + 1);
-  }
+  const hooksFor = (id: string) => rig.hooksFor(id);
+  const waitForHooks = (id: string, n: number) => rig.waitForHooks(id, n);
   const advance = (by: string) =>
     fetch(`${sandbox.url}/_sandbox/clock/advance`, {
       method: "POST",

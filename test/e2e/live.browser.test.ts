@@ -7,8 +7,8 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hasChromium, launchChromium } from "../helpers/browser.js";
-import { BUILTIN } from "../helpers/harness.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
+import { fetchToken } from "../helpers/token.js";
 import { CARDS, cardPaymentBody, threeDsBody } from "../http/payments.body.js";
 
 const chromiumOk = hasChromium("live.browser");
@@ -23,8 +23,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 }
 
 async function pay(base: string, body: Record<string, unknown> = cardPaymentBody()): Promise<string> {
-  const auth = await post(`${base}/api/v1/auth`, { merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret });
-  const r = await post(`${base}/api/v1/payments/card`, body, { authorization: auth.body.token as string });
+  const r = await post(`${base}/api/v1/payments/card`, body, { authorization: await fetchToken(base) });
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   return r.body.transactionId as string;
 }

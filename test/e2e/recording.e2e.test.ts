@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { call, type RunningServer, runCli, startServer, tempDbPath } from "../helpers/server.js";
 import { readStrict } from "../helpers/strict-yaml.js";
+import { fetchToken } from "../helpers/token.js";
 import { apmBody, FIELDS, sign } from "../http/apm.support.js";
 import { BILLING, CARDS, cardPaymentBody, DEVICE, threeDsBody } from "../http/payments.body.js";
 
@@ -38,11 +39,7 @@ const form = (path: string, fields: Record<string, string>) =>
   });
 
 async function login() {
-  const auth = await call("POST", `${base}/api/v1/auth`, {
-    merchantKey: "sandbox_merchant_key",
-    merchantSecret: "sandbox_merchant_secret",
-  });
-  token = auth.body.token;
+  token = await fetchToken(base);
 }
 
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUILTIN } from "../helpers/harness.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
+import { fetchToken } from "../helpers/token.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { HEADERS } from "../http/reports.support.js";
 
@@ -26,12 +27,7 @@ const reportCall = (body: object) =>
 
 describe("the report on the real server (docs/report.md examples)", () => {
   it("streams a payment as CSV and as an .xlsx workbook", async () => {
-    const auth = await fetch(`${server.url}/api/v1/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret }),
-    });
-    const { token } = (await auth.json()) as { token: string };
+    const token = await fetchToken(server.url);
     const paid = await fetch(`${server.url}/api/v1/payments/card`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: token },

@@ -2,34 +2,30 @@
  * docs/parallel-suites.md in headless Chromium: a sandbox's 3DS page (under its base URL) is clicked through to
  * the shop, its webhook arrives, and its dashboard's links stay inside the sandbox.
  */
-import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
+import { hasChromium, type ShopperRig, startShopperRig } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
-import { type RunningServer, startServer } from "../helpers/server.js";
+import type { Receiver } from "../helpers/receiver.js";
+import type { RunningServer } from "../helpers/server.js";
+import { fetchToken } from "../helpers/token.js";
 import { threeDsBody } from "../http/payments.body.js";
 
 const chromiumOk = hasChromium("sandboxes.browser");
 
 describe.skipIf(!chromiumOk)("a sandbox's pages in headless Chromium", () => {
+  let rig: ShopperRig;
   let server: RunningServer;
   let receiver: Receiver;
-  let shop: { url: string; server: Server };
+  let shop: ShopperRig["shop"];
   let browser: Browser;
 
   beforeAll(async () => {
-    [server, receiver, shop] = await Promise.all([startServer(), startReceiver(), startShop()]);
-    browser = await launchChromium();
+    rig = await startShopperRig();
+    ({ sandbox: server, receiver, shop, browser } = rig);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-    await receiver?.close();
-    await new Promise((resolve) => shop?.server.close(resolve));
-  });
+  afterAll(() => rig?.close());
 
   it("3DS success under the sandbox's base URL → the shop, its webhook, and its dashboard", async () => {
     const created = await fetch(`${server.url}/_sandbox/sandboxes`, {
@@ -41,12 +37,7 @@ describe.skipIf(!chromiumOk)("a sandbox's pages in headless Chromium", () => {
     // the server's public URL is localhost; the browser reaches the same server at 127.0.0.1
     const base = `${server.url}/sandboxes/${id}`;
     expect(baseUrl).toMatch(new RegExp(`/sandboxes/${id}$`));
-    const auth = await fetch(`${base}/api/v1/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret }),
-    });
-    const { token } = (await auth.json()) as { token: string };
+    const token = await fetchToken(base);
     const pay = await fetch(`${base}/api/v1/payments/card`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: token },

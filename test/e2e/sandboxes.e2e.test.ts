@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { call, type RunningServer, runCli, startServer, tempDbPath } from "../helpers/server.js";
 import { slowReceiver } from "../helpers/slow-receiver.js";
+import { fetchToken } from "../helpers/token.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { type SwitchServer, startSwitchServer } from "../unit/webhooks.support.js";
 
@@ -22,7 +23,7 @@ afterEach(async () => {
 });
 
 const CREDS = { merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" };
-const token = async (base: string) => (await call("POST", `${base}/api/v1/auth`, CREDS)).body.token as string;
+const token = (base: string) => fetchToken(base, CREDS);
 
 describe("sandboxes on a file database", () => {
   it("survive a restart with their data and their clocks; deleting one removes its files", async () => {

@@ -9,21 +9,11 @@ import { join } from "node:path";
 import { connectSandbox, type TestSandbox } from "paysandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startServer } from "../helpers/server.js";
+import { BILLING } from "../http/payments.body.js";
 
 const TOKEN = "suite-t0ken";
 const admin = { authorization: `Bearer ${TOKEN}` };
 
-const BILLING = {
-  firstName: "Ada",
-  lastName: "Lovelace",
-  address1: "1 Analytical Way",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  email: "ada@example.com",
-  dateOfBirth: "1990-12-10",
-};
 const DEVICE = { ip: "203.0.113.7", userAgent: "vitest" };
 
 let server: RunningServer;

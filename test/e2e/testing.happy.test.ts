@@ -5,6 +5,7 @@
 
 import { startSandbox, type TestSandbox } from "paysandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BILLING } from "../http/payments.body.js";
 
 const payment = (sandbox: TestSandbox, over: Record<string, unknown> = {}) => ({
   requestId: crypto.randomUUID(),
@@ -14,17 +15,7 @@ const payment = (sandbox: TestSandbox, over: Record<string, unknown> = {}) => ({
   currency: "USD",
   lang: "en",
   callbackUrl: `${sandbox.webhooks.url}/payments`,
-  billingDetails: {
-    firstName: "Ada",
-    lastName: "Lovelace",
-    address1: "1 Analytical Way",
-    city: "London",
-    state: "LDN",
-    country: "GB",
-    postalCode: "N1 9GU",
-    email: "ada@example.com",
-    dateOfBirth: "1990-12-10",
-  },
+  billingDetails: BILLING,
   order: { orderId: "order-1" },
   device: { ip: "203.0.113.7", userAgent: "vitest" },
   ...over,

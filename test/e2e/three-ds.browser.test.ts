@@ -2,46 +2,31 @@
  * The 3DS challenge page in headless Chromium against the real server (docs/cards.md#3ds-challenge): a shopper
  * clicks a button, lands on the merchant's page with transactionId, and the webhook says so.
  */
-import type { Server } from "node:http";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasChromium, launchChromium, startShop } from "../helpers/browser.js";
+import { hasChromium, type ShopperRig, startShopperRig } from "../helpers/browser.js";
 import { BUILTIN } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { docScreenshot } from "../helpers/screenshots.js";
-import { type RunningServer, startServer } from "../helpers/server.js";
+import type { RunningServer } from "../helpers/server.js";
 import { threeDsBody } from "../http/payments.body.js";
 
 const chromiumOk = hasChromium("three-ds.browser");
 
 describe.skipIf(!chromiumOk)("3DS challenge page in headless Chromium", () => {
+  let rig: ShopperRig;
   let sandbox: RunningServer;
   let receiver: Receiver;
-  let shop: { url: string; server: Server };
+  let shop: ShopperRig["shop"];
   let browser: Browser;
   let token: string;
 
   beforeAll(async () => {
-    [sandbox, receiver, shop] = await Promise.all([
-      startServer({ args: ["--start-time", "2026-01-15T12:00:00Z"] }),
-      startReceiver(),
-      startShop(),
-    ]);
-    browser = await launchChromium();
-    const auth = await fetch(`${sandbox.url}/api/v1/auth`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret }),
-    });
-    token = ((await auth.json()) as { token: string }).token;
+    rig = await startShopperRig({ args: ["--start-time", "2026-01-15T12:00:00Z"] });
+    ({ sandbox, receiver, shop, browser, token } = rig);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await sandbox?.stop();
-    await receiver?.close();
-    await new Promise((resolve) => shop?.server.close(resolve));
-  });
+  afterAll(() => rig?.close());
 
   async function challenge(): Promise<{ transactionId: string; challengeUrl: string; challengeUrlIframe: string }> {
     const body = threeDsBody(`${receiver.url}/cb`, {
@@ -63,13 +48,8 @@ describe.skipIf(!chromiumOk)("3DS challenge page in headless Chromium", () => {
     return json;
   }
 
-  const hooksFor = (id: string) =>
-    receiver.received.map((h) => h.body as Record<string, unknown>).filter((b) => b.transactionId === id);
-
-  /** Waits on arrivals (no sleeping) until `n` callbacks of the transaction are in. */
-  async function waitForHooks(id: string, n: number) {
-    while (hooksFor(id).length < n) await receiver.waitFor(receiver.received.length + 1);
-  }
+  const hooksFor = (id: string) => rig.hooksFor(id);
+  const waitForHooks = (id: string, n: number) => rig.waitForHooks(id, n);
 
   it("success button → the success URL with transactionId, and the SUCCEED webhook", async () => {
     const tx = await challenge();

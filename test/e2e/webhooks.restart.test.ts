@@ -4,8 +4,8 @@
  * the same database — and every delivery arrives exactly once per attempt number.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
 import type { JournalEntry } from "../../src/webhooks/journal.js";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/retries.js";
 import { call, type RunningServer, startServer, tempDbPath } from "../helpers/server.js";
 import { cardPaymentBody } from "../http/payments.body.js";
 import { type SwitchServer, startSwitchServer } from "../unit/webhooks.support.js";

@@ -9,7 +9,8 @@
  * - ```yaml: loaded by the scenario validator; ```json: parsed; ```js and ```ts: parsed by esbuild
  *   (test/unit/docs.test.ts);
  * - ```text: output shown to the reader, nothing to run;
- * - ```mermaid on docs/lifecycles.md: generated from the lifecycles and checked by its own test;
+ * - ```mermaid on docs/lifecycles.md: generated from the lifecycles and checked by its own test; on
+ *   docs/architecture.md: drawn from the imports by scripts/diagram.mjs, checked by `npm run lint:deps`;
  * - anything with `no-run` (```sh no-run, ```yaml no-run ...): installs or starts something, or
  *   needs what the tests do not have (Docker, GitHub Actions), so it is skipped on purpose.
  * Any other block fails test/unit/docs.test.ts, so examples cannot be added without a test.
@@ -92,6 +93,9 @@ export function fences(page: DocPage): Fence[] {
 }
 
 /** Who takes a block (see the header); undefined: nobody, which the docs test refuses. */
+/** The pages whose ```mermaid blocks are generated from the code and checked against it. */
+const DIAGRAM_PAGES = new Set(["docs/lifecycles.md", "docs/architecture.md"]);
+
 export function classify(page: DocPage, f: Fence): BlockKind | undefined {
   if (f.noRun) return "skipped";
   if (f.file) return "file";
@@ -108,7 +112,7 @@ export function classify(page: DocPage, f: Fence): BlockKind | undefined {
     case "text":
       return "output";
     case "mermaid":
-      return page.path === "docs/lifecycles.md" ? "diagram" : undefined;
+      return DIAGRAM_PAGES.has(page.path) ? "diagram" : undefined;
     default:
       return undefined;
   }

@@ -2,7 +2,9 @@
  * An app on `:memory:` with a ManualClock, the built-in merchant seeded, and a supertest agent
  * (tests sit by intent: happy, error, security). `const s = makeSandbox(); const token = await s.token();`
  */
+import { Writable } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
+import pino from "pino";
 import supertest from "supertest";
 import { createApp } from "../../src/app.js";
 import { createServer } from "../../src/compose.js";
@@ -13,6 +15,7 @@ import { ManualClock } from "../../src/platform/clock.js";
 import { type Ids, sequentialIds } from "../../src/platform/ids.js";
 import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
 import { conforming } from "./conformance.js";
+import { type Receiver, startReceiver } from "./receiver.js";
 
 export const BUILTIN = {
   merchantKey: "sandbox_merchant_key",
@@ -144,6 +147,62 @@ export function makeServer(
       await server.root.work.idle();
       await server.root.webhooks.close();
       if (server.root.db.$client.open) server.root.db.$client.close();
+    },
+  };
+}
+
+/**
+ * What most HTTP suites make before each test: a sandbox (makeSandbox), a token of its built-in
+ * merchant and a webhook receiver; `close` closes both.
+ */
+export async function sandboxWithReceiver(opts: Parameters<typeof makeSandbox>[0] = {}): Promise<{
+  s: TestSandbox;
+  token: string;
+  receiver: Receiver;
+  close(): Promise<void>;
+}> {
+  const s = makeSandbox(opts);
+  const token = await s.token();
+  const receiver = await startReceiver();
+  return {
+    s,
+    token,
+    receiver,
+    async close() {
+      await s.close();
+      await receiver.close();
+    },
+  };
+}
+
+/** A sandbox whose log lines (pino at `level`) are kept in `lines`: what is logged, and what never is. */
+export function loggedSandbox(level: pino.Level): {
+  ctx: AppContext;
+  http: ReturnType<typeof supertest>;
+  lines: string[];
+  close(): Promise<void>;
+} {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const ctx = createContext({
+    config: defaultConfig({ publicUrl: "http://sandbox.test" }),
+    clock: new ManualClock(T0),
+    logger: pino({ level }, stream),
+  });
+  return {
+    ctx,
+    http: agentOf(createApp(ctx).fetch),
+    lines,
+    /** Lets due work finish, then closes the webhook agent and the database. */
+    async close() {
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      ctx.db.$client.close();
     },
   };
 }

@@ -1,22 +1,18 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { sandboxWithReceiver, T0, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { apmBody, type Body, hmac, payoutBody } from "./apm.support.js";
 
 let s: TestSandbox;
 let token: string;
 let receiver: Receiver;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  token = await s.token();
-  receiver = await startReceiver();
+  ({ s, token, receiver, close } = await sandboxWithReceiver());
 });
 
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+afterEach(() => close());
 
 const SECRET = "sandbox_merchant_secret";
 const pay = (body: Body) => s.http.post("/api/v1/payments/apm").set("authorization", token).send(body);

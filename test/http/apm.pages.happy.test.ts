@@ -6,23 +6,20 @@
 import jsQRModule from "jsqr";
 import { PNG } from "pngjs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { sandboxWithReceiver, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { apmBody, type Body, payoutBody } from "./apm.support.js";
 
 let s: TestSandbox;
 let token: string;
 let receiver: Receiver;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  token = await s.token();
-  receiver = await startReceiver();
+  ({ s, token, receiver, close } = await sandboxWithReceiver());
 });
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+
+afterEach(() => close());
 
 const pay = async (body: Body) => {
   const res = await s.http.post("/api/v1/payments/apm").set("authorization", token).send(body);

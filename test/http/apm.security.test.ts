@@ -1,11 +1,5 @@
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { defaultConfig } from "../../src/config.js";
-import { createContext } from "../../src/context.js";
-import { ManualClock } from "../../src/platform/clock.js";
-import { agentOf, BUILTIN, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { BUILTIN, loggedSandbox, makeSandbox, type TestSandbox } from "../helpers/harness.js";
 import { apmBody, type Body, hmac, payoutBody, sign } from "./apm.support.js";
 
 let s: TestSandbox;
@@ -132,20 +126,8 @@ describe("wallet sessions (docs/wallets.md, docs/apm.md)", () => {
 
 describe("the decrypted wallet flow (docs/wallets.md; docs/apm.md)", () => {
   it("only the wallet fields, with or without a token object: the test-card table decides; the PAN is never stored or logged", async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const ctx = createContext({
-      config: defaultConfig({ publicUrl: "http://sandbox.test" }),
-      clock: new ManualClock(T0),
-      logger: pino({ level: "trace" }, stream),
-    });
+    const { ctx, http, lines, close } = loggedSandbox("trace");
     try {
-      const http = agentOf(createApp(ctx).fetch);
       const auth = (
         await http.post("/api/v1/auth").send({ merchantKey: BUILTIN.merchantKey, merchantSecret: BUILTIN.merchantSecret })
       ).body.token as string;
@@ -203,9 +185,7 @@ describe("the decrypted wallet flow (docs/wallets.md; docs/apm.md)", () => {
       }
       expect(dump).not.toContain("AgAAAAAABk4DWZ4C28yUQAAAAAA=");
     } finally {
-      await ctx.work.idle();
-      await ctx.webhooks.close();
-      ctx.db.$client.close();
+      await close();
     }
   });
 

@@ -1,15 +1,5 @@
-/**
- * docs/control-plane.md for people: reset to a given start time, the list of loaded scenarios (card numbers
- * masked), scenarios posted as YAML; and a 4xx log line that says why.
- */
-import { Writable } from "node:stream";
-import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app.js";
-import { defaultConfig } from "../../src/config.js";
-import { createContext } from "../../src/context.js";
-import { ManualClock } from "../../src/platform/clock.js";
-import { agentOf, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
+import { loggedSandbox, makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 
 let s: TestSandbox;
 afterEach(() => s?.close());
@@ -68,28 +58,15 @@ describe("control plane for people", () => {
   });
 
   it("writes a 4xx's errorMessage on its log line, and never the body", async () => {
-    const lines: string[] = [];
-    const stream = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    const ctx = createContext({
-      config: defaultConfig({ publicUrl: "http://sandbox.test" }),
-      clock: new ManualClock(T0),
-      logger: pino({ level: "info" }, stream),
-    });
+    const { http, lines, close } = loggedSandbox("info");
     try {
-      const http = agentOf(createApp(ctx).fetch);
       await http.post("/api/v1/auth").send({ merchantKey: "sandbox_merchant_key", merchantSecret: 4111111111111111 });
       const line = JSON.parse(lines.find((l) => l.includes('"status":400')) ?? "{}");
       expect(line.errorMessage).toBe("Invalid field: merchantSecret: expected a string, got a number");
       expect(line.msg).toBe(`POST /api/v1/auth 400 ${line.ms}ms: Invalid field: merchantSecret: expected a string, got a number`);
       expect(lines.join("")).not.toContain("4111111111111111");
     } finally {
-      await ctx.webhooks.close();
-      ctx.db.$client.close();
+      await close();
     }
   });
 });

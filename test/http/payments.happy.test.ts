@@ -2,24 +2,20 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { transactions } from "../../src/db/schema/index.js";
 import { hmacBase64 } from "../../src/platform/crypto.js";
-import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { BUILTIN, sandboxWithReceiver, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { type Body, CARDS, cardPaymentBody, threeDsBody } from "./payments.body.js";
 
 let s: TestSandbox;
 let token: string;
 let receiver: Receiver;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  token = await s.token();
-  receiver = await startReceiver();
+  ({ s, token, receiver, close } = await sandboxWithReceiver());
 });
 
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+afterEach(() => close());
 
 const pay = (body: Body, auth = token, prefix = "/api/v1") =>
   s.http.post(`${prefix}/payments/card`).set("authorization", auth).send(body);

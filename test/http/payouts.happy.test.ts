@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { transactions, webhookDeliveries } from "../../src/db/schema/index.js";
-import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { BUILTIN, sandboxWithReceiver, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { CARDS } from "./payments.body.js";
 import { client, payoutBody, verifyStatusSignature } from "./refunds.support.js";
 
@@ -9,18 +9,14 @@ let s: TestSandbox;
 let token: string;
 let receiver: Receiver;
 let api: ReturnType<typeof client>;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  token = await s.token();
-  receiver = await startReceiver();
+  ({ s, token, receiver, close } = await sandboxWithReceiver());
   api = client(s, () => token);
 });
 
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+afterEach(() => close());
 
 const advance = (by: string) => s.http.post("/_sandbox/clock/advance").send({ by }).expect(200);
 const statuses = async () => {

@@ -1,25 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
-import { CARDS } from "./payments.body.js";
+import { BUILTIN, sandboxWithReceiver, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
+import { BILLING, CARDS } from "./payments.body.js";
 import { client, verifyStatusSignature } from "./refunds.support.js";
 
 let s: TestSandbox;
 let token: string;
 let receiver: Receiver;
 let api: ReturnType<typeof client>;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  token = await s.token();
-  receiver = await startReceiver();
+  ({ s, token, receiver, close } = await sandboxWithReceiver());
   api = client(s, () => token);
 });
 
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+afterEach(() => close());
 
 const advance = (by: string) => s.http.post("/_sandbox/clock/advance").send({ by }).expect(200);
 const hooks = async () => {
@@ -166,17 +162,7 @@ describe("POST /v1/refunds/card (docs/refunds-payouts.md#refunds, docs/refunds-p
       requestId: "tok-1",
       merchantId: BUILTIN.merchantId,
       card: { number: CARDS.visa, expMonth: "12", expYear: "2030", cvv: "123" },
-      billingDetails: {
-        firstName: "Ada",
-        lastName: "Lovelace",
-        address1: "1 Analytical Way",
-        city: "London",
-        state: "LDN",
-        country: "GB",
-        postalCode: "N1 9GU",
-        email: "ada@example.com",
-        dateOfBirth: "1990-12-10",
-      },
+      billingDetails: BILLING,
     });
     const charge = await api.post("/api/v1/payments/card/charge", {
       requestId: "ch-1",

@@ -1,17 +1,19 @@
 import type ExcelJS from "exceljs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { REPORT_PAGE_ROWS } from "../../src/modules/reports/reports.service.js";
-import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { makeSandbox, sandboxWithReceiver, T0, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { cardPaymentBody, threeDsBody } from "./payments.body.js";
 import { csvRecords, csvRows, HEADERS, insertTx, report, workbook } from "./reports.support.js";
 
 let s: TestSandbox;
 let receiver: Receiver;
+
 beforeEach(async () => {
-  s = makeSandbox();
-  receiver = await startReceiver();
+  ({ s, receiver } = await sandboxWithReceiver());
 });
+
+// a test may replace s with a sandbox of its own: that one is closed
 afterEach(async () => {
   await s.close();
   await receiver.close();

@@ -3,18 +3,18 @@ import { cardTokens } from "../../src/db/schema/index.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { hmacBase64 } from "../../src/platform/crypto.js";
 import { timeOrderedIds } from "../../src/platform/ids.js";
-import { BUILTIN, makeSandbox, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { BUILTIN, makeSandbox, sandboxWithReceiver, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { BILLING, CARDS, chargeBody, gateway, tokenFor, tokenizeBody } from "./subscriptions.support.js";
 
 let s: TestSandbox;
 let receiver: Receiver;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  receiver = await startReceiver();
+  ({ s, receiver } = await sandboxWithReceiver());
 });
 
+// a test may replace s with a sandbox of its own: that one is closed
 afterEach(async () => {
   await s.close();
   await receiver.close();

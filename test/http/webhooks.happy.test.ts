@@ -1,22 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableGroupCommit } from "../../src/db/commit.js";
-import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
-import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { sandboxWithReceiver, T0, type TestSandbox } from "../helpers/harness.js";
+import type { Receiver } from "../helpers/receiver.js";
 import { closedPortUrl, enqueueCard } from "../unit/webhooks.support.js";
 import { cardPaymentBody } from "./payments.body.js";
 
 let s: TestSandbox;
 let receiver: Receiver;
+let close: () => Promise<void>;
 
 beforeEach(async () => {
-  s = makeSandbox();
-  receiver = await startReceiver();
+  ({ s, receiver, close } = await sandboxWithReceiver());
 });
 
-afterEach(async () => {
-  await s.close();
-  await receiver.close();
-});
+afterEach(() => close());
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

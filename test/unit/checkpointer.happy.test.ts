@@ -1,18 +1,12 @@
 /**
- * The checkpointer thread (src/db/client.ts) starts only once a WAL grows past 1 MB (an
+ * The checkpointer thread (src/db/checkpointer.ts) starts only once a WAL grows past 1 MB (an
  * idle server carries no second isolate), then copies the WAL back into the database file; past
  * `restartFrames` it copies the last frames while background writes wait, so the WAL restarts.
  */
 import { closeSync, openSync, readSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  backgroundWrites,
-  checkpointerState,
-  checkpointInBackground,
-  closeDb,
-  openDb,
-  writesPaused,
-} from "../../src/db/client.js";
+import { backgroundWrites, checkpointerState, checkpointInBackground, writesPaused } from "../../src/db/checkpointer.js";
+import { closeDb, openDb } from "../../src/db/client.js";
 import { tempDbPath } from "../helpers/server.js";
 
 afterEach(() => {

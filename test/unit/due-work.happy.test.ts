@@ -21,7 +21,7 @@ function source(name: string, at: number[], log: Array<[string, number]>): DueWo
 describe("due work runner", () => {
   it("runs every source's work in time order, with the clock at each instant, then lands on the target", async () => {
     const clock = new ManualClock(0);
-    const runner = new DueWorkRunner(clock);
+    const runner = new DueWorkRunner({ clock });
     const log: Array<[string, number]> = [];
     runner.register(source("ticks", [300, 600, 900], log));
     runner.register(source("deliveries", [100, 650, 5000], log));
@@ -41,7 +41,7 @@ describe("due work runner", () => {
 
   it("runs work that a run makes due at the same instant", async () => {
     const clock = new ManualClock(0);
-    const runner = new DueWorkRunner(clock);
+    const runner = new DueWorkRunner({ clock });
     const queue: number[] = [];
     const delivered: number[] = [];
     let ticked = false;
@@ -70,7 +70,7 @@ describe("due work runner", () => {
 
   it("serializes concurrent runs", async () => {
     const clock = new ManualClock(0);
-    const runner = new DueWorkRunner(clock);
+    const runner = new DueWorkRunner({ clock });
     let active = 0;
     let maxActive = 0;
     let due: number | undefined = 5;
@@ -94,7 +94,7 @@ describe("due work runner", () => {
 describe("a settling run while the clock runs on (time scale)", () => {
   it("also runs what became due while it waited for work under way: the next delivery behind one that just settled", async () => {
     const clock = new ManualClock(1_000);
-    const runner = new DueWorkRunner(clock);
+    const runner = new DueWorkRunner({ clock });
     const sent: number[] = [];
     let inFlight: Promise<void> | undefined;
     let next: number | undefined;

@@ -4,11 +4,11 @@ import { defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
 import { inTransaction } from "../../src/db/client.js";
 import { transactions, webhookDeliveries } from "../../src/db/schema/index.js";
-import { BUILTIN_MERCHANT } from "../../src/modules/merchants/merchants.service.js";
 import { cardMask, lookupBin, readCard } from "../../src/modules/payments/card.js";
 import { ratio } from "../../src/modules/payments/fx.js";
 import type { AuthorizeInput } from "../../src/modules/payments/payments.service.js";
 import { ManualClock } from "../../src/platform/clock.js";
+import { BUILTIN_MERCHANT } from "../../src/platform/fixtures.js";
 import { sequentialIds } from "../../src/platform/ids.js";
 import { T0 } from "../helpers/harness.js";
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { subscriptions, transactions, webhookDeliveries } from "../../src/db/schema/index.js";
-import { BUILTIN_MERCHANT } from "../../src/modules/merchants/merchants.service.js";
+import { BUILTIN_MERCHANT } from "../../src/platform/fixtures.js";
 import { SubscriptionScheduler, tickAtOrAfter } from "../../src/scheduler/subscriptions.js";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
 import { BILLING, DEVICE } from "../http/subscriptions.support.js";
@@ -59,7 +59,7 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
   });
 
   it("nextDueAt: nothing → undefined; a future date → its 00:00; an overdue one → the next tick after now", () => {
-    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock });
     expect(sched.nextDueAt()).toBeUndefined();
     subscribe(token()); // next 2026-02-15
     expect(sched.nextDueAt()).toBe(at("2026-02-15T00:00:00Z"));
@@ -91,7 +91,7 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
   };
 
   it("charges in batches, one database transaction each, until nothing is due", () => {
-    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock, 3);
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock, batch: 3 });
     const spy = vi.spyOn(s.ctx.billing, "runDue");
     const t = token();
     for (let i = 0; i < 10; i++) subscribe(t);
@@ -105,7 +105,7 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
   });
 
   it("a batch ends at the runner's deadline (after at least one charge) and the next one goes on in the same order", () => {
-    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock, 5);
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock, batch: 5 });
     const t = token();
     const ids = Array.from({ length: 4 }, () => subscribe(t).subscriptionId as string);
     s.clock.advanceTo(at("2026-02-15T00:00:00Z"));
@@ -130,7 +130,7 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
   });
 
   it("a late run (the server was down) charges every missed date, in order, with its own chargeDate", () => {
-    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock });
     const sub = subscribe(token());
     s.clock.advanceTo(at("2026-05-20T10:00:00Z")); // no runner: nothing ran on the way
     // one charge per subscription and batch: the next missed date comes back in the next batch
@@ -149,7 +149,7 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
   });
 
   it("each subscription's charge, schedule move and callback commit together: a failure in one leaves no trace of it", () => {
-    const sched = new SubscriptionScheduler(s.ctx.billing, s.clock);
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock });
     const t = token();
     const ids = [subscribe(t), subscribe(t), subscribe(t)].map((b) => b.subscriptionId as string);
     s.clock.advanceTo(at("2026-02-15T00:00:00Z"));

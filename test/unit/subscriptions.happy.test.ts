@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  addDays,
-  isIsoDate,
-  type Period,
-  slotAfter,
-  slotDate,
-  slotIndexAt,
-  slotOnOrAfter,
-} from "../../src/modules/subscriptions/schedule.js";
+import { type Period, slotAfter, slotDate, slotIndexAt, slotOnOrAfter } from "../../src/modules/subscriptions/schedule.js";
 import { lookAtOf } from "../../src/modules/subscriptions/subscriptions.rules.js";
+import { addDays, isIsoDate } from "../../src/platform/dates.js";
 
 const monthly: Period = { frequency: "MONTHLY", interval: 1 };
 /** The first `count` slots after the anchor, each from the previous charge date (as the scheduler moves). */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SandboxError } from "../../src/platform/errors.js";
-import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/retries.js";
 import { T0 } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { closedPortUrl, enqueueCard, MINUTE, makeCtx, startSilentServer, type TestCtx } from "./webhooks.support.js";

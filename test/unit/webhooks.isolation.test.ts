@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { inTransaction } from "../../src/db/client.js";
-import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/retries.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { enqueueCard, makeCtx, startSilentServer, type TestCtx } from "./webhooks.support.js";
 

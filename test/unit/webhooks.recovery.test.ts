@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { webhookDeliveries } from "../../src/db/schema/index.js";
-import { INTERRUPTED_ERROR } from "../../src/webhooks/dispatcher.js";
+import { INTERRUPTED_ERROR } from "../../src/webhooks/retries.js";
 import { T0 } from "../helpers/harness.js";
 import { enqueueCard, MINUTE, makeCtx, type SwitchServer, startSwitchServer, type TestCtx } from "./webhooks.support.js";
 

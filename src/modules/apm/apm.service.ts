@@ -18,41 +18,40 @@
  *   (a wallet token's data, a decrypted PAN) is masked.
  */
 import { luhnValid } from "../../platform/cards.js";
-import type { Clock } from "../../platform/clock.js";
 import { hmacBase64, safeEqual } from "../../platform/crypto.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
-import type { Ids } from "../../platform/ids.js";
 import { formatAmount, parseAmount } from "../../platform/money.js";
-import { DEFAULT_PROFILE, type OutcomeEngine } from "../../scenarios/outcome-engine.js";
-import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
+import { DEFAULT_PROFILE } from "../../scenarios/outcome-engine.js";
+import type { IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import type { FxRates } from "../payments/fx.js";
-import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
-import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import type { PaymentDeps } from "../payments/payments.service.js";
+import { DECLINE, deadlineOf, type TransactionRow } from "../transactions/lifecycle.js";
+import { amountColumns, type NewRowFields, newTransactionRow } from "../transactions/new-row.js";
 import { type ApmDetails, presentApmPayment, presentApmPayout, presentCreate, type StartedApmRow } from "./apm.present.js";
 import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
 import type { ApmCallback, ApmCreateResponse, ApmPaymentRequest, ApmPayoutRequest, ApmResponseData } from "./apm.wire.js";
 import { type ApmMethod, isWallet, missingFields } from "./methods.js";
 import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
-export interface ApmDeps {
-  clock: Clock;
-  ids: Ids;
-  outcomes: OutcomeEngine;
-  fx: FxRates;
-  idempotency: IdempotencyService;
-  lifecycle: TransactionLifecycle;
-  publicUrl: () => string;
-}
-
 type Payload = ApmPaymentRequest["apmPayload"];
+
+/** The row columns an APM pay-in or payout keeps of its request as sent. */
+const requestColumns = (body: ApmPaymentRequest | ApmPayoutRequest) => ({
+  callbackUrl: body.callbackUrl ?? null,
+  successRedirectUrl: body.successRedirectUrl ?? null,
+  failureRedirectUrl: body.failureRedirectUrl ?? null,
+  billingDetails: body.billingDetails ?? null,
+  orderData: body.order ?? null,
+  device: body.device ?? null,
+  metadata: body.metadata ?? null,
+});
 
 const PAN_PATH = "apmPayload.decrypted.applicationPrimaryAccountNumber";
 
 export class ApmService {
-  constructor(private readonly deps: ApmDeps) {}
+  constructor(private readonly deps: PaymentDeps) {}
 
   /**
    * docs/apm.md, the one use case behind POST /payments/apm: accountId, amount, the method's
@@ -94,18 +93,8 @@ export class ApmService {
           spec: fx ? spec : { status: "FAILED", declineCode: DECLINE.CURRENCY_EXCHANGE_NOT_ALLOWED },
           base: {
             requestId: body.requestId,
-            orderCurrency: body.currency,
-            orderAmount: amountMinor,
-            processedCurrency: fx?.processedCurrency ?? body.currency,
-            processedAmount: fx?.processedAmount ?? amountMinor,
-            conversionRate: fx?.conversionRate ?? "1",
-            callbackUrl: body.callbackUrl ?? null,
-            successRedirectUrl: body.successRedirectUrl ?? null,
-            failureRedirectUrl: body.failureRedirectUrl ?? null,
-            billingDetails: body.billingDetails ?? null,
-            orderData: body.order ?? null,
-            device: body.device ?? null,
-            metadata: body.metadata ?? null,
+            ...amountColumns(amountMinor, body.currency, fx),
+            ...requestColumns(body),
           },
         });
         return presentCreate(row, false);
@@ -142,18 +131,8 @@ export class ApmService {
           spec,
           base: {
             requestId: body.requestId,
-            orderCurrency: body.currency,
-            orderAmount: amountMinor,
-            processedCurrency: body.currency,
-            processedAmount: amountMinor,
-            conversionRate: "1",
-            callbackUrl: body.callbackUrl ?? null,
-            successRedirectUrl: body.successRedirectUrl ?? null,
-            failureRedirectUrl: body.failureRedirectUrl ?? null,
-            billingDetails: body.billingDetails ?? null,
-            orderData: body.order ?? null,
-            device: body.device ?? null,
-            metadata: body.metadata ?? null,
+            ...amountColumns(amountMinor, body.currency),
+            ...requestColumns(body),
           },
         });
         return presentCreate(row, true);
@@ -185,7 +164,7 @@ export class ApmService {
       payload: Payload;
       echo: Record<string, unknown>;
       spec: OutcomeSpec;
-      base: Partial<TransactionRow>;
+      base: Partial<NewRowFields> & Pick<TransactionRow, "orderAmount" | "orderCurrency">;
     },
   ): StartedApmRow {
     const { method, spec } = input;
@@ -203,7 +182,7 @@ export class ApmService {
       providerTransactionId: `sbx-${id}`,
     };
     if (waitingOnShopper && method.actionType === "QR" && missing.length === 0) {
-      const amount = formatAmount(input.base.orderAmount ?? 0, input.base.orderCurrency ?? "");
+      const amount = formatAmount(input.base.orderAmount, input.base.orderCurrency);
       const name = merchant.name ?? merchant.mid;
       const link = method.paymentMethod === "PIX_QR" ? pixBrCode(name, amount, id) : upiDeepLink(name, amount, id);
       Object.assign(responseData, {
@@ -225,18 +204,18 @@ export class ApmService {
     };
     const due = first.spec ? deadlineOf(first.spec, now) : {};
     const row: StartedApmRow = {
-      ...EMPTY_ROW,
-      ...input.base,
-      id,
-      merchantKey: merchant.merchantKey,
-      kind: input.kind,
+      ...newTransactionRow(now, {
+        ...input.base,
+        id,
+        merchantKey: merchant.merchantKey,
+        kind: input.kind,
+        status: first.status,
+        declineCode: first.declineCode,
+        paymentMethod: method.paymentMethod,
+        ...due,
+      }),
       status: first.status,
-      declineCode: first.declineCode,
-      paymentMethod: method.paymentMethod,
       details,
-      ...due,
-      createdAt: now,
-      updatedAt: now,
     };
     this.deps.lifecycle.create(row, merchant);
     return row;

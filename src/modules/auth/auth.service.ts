@@ -54,6 +54,12 @@ const importKey = (secret: string) =>
   crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 const CACHE_LIMIT = 10_000;
 
+export interface AuthDeps {
+  db: Db;
+  clock: Clock;
+  merchants: MerchantService;
+}
+
 export class AuthService {
   private readonly secret: string;
   /** The secret imported once as a WebCrypto key: hono/jwt would re-import a string per call (~100 µs). */
@@ -65,19 +71,15 @@ export class AuthService {
   /** The secrets inherited from the sandboxes this one was copied from (none for most). */
   private readonly inherited: Array<Inherited & { key?: Promise<CryptoKey> }>;
 
-  constructor(
-    db: Db,
-    private readonly clock: Clock,
-    private readonly merchants: MerchantService,
-  ) {
-    const row = db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
+  constructor(private readonly deps: AuthDeps) {
+    const row = deps.db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
     if (row) {
       this.secret = row.value;
     } else {
       this.secret = randomSecret();
-      db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
+      deps.db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
     }
-    this.inherited = inheritedOf(db);
+    this.inherited = inheritedOf(deps.db);
   }
 
   /** The secret-version claim: an HMAC (keyed by the instance secret) of the merchant's secret, never the secret itself. */
@@ -121,7 +123,7 @@ export class AuthService {
    * (docs/gateway.md#authentication). Token issue and the report's header credentials share it.
    */
   verifyCredentials(merchantKey: string | undefined, merchantSecret: string | undefined): Merchant {
-    const m = merchantKey ? this.merchants.byKey(merchantKey) : undefined;
+    const m = merchantKey ? this.deps.merchants.byKey(merchantKey) : undefined;
     if (!m || merchantSecret === undefined || !safeEqual(m.merchantSecret, merchantSecret)) {
       throw unauthorized("Invalid merchant credentials");
     }
@@ -131,7 +133,7 @@ export class AuthService {
   /** Exchanges credentials for `{ merchantKey, token: "Bearer <jwt>" }`. */
   async issue(merchantKey: string, merchantSecret: string): Promise<AuthResponse> {
     const m = this.verifyCredentials(merchantKey, merchantSecret);
-    const iat = Math.floor(this.clock.nowMs() / 1000);
+    const iat = Math.floor(this.deps.clock.nowMs() / 1000);
     const sv = this.secretVersion(m.merchantSecret);
     const last = this.lastIssued.get(m.merchantKey);
     if (last?.iat === iat && last.sv === sv) return { merchantKey: m.merchantKey, token: last.token };
@@ -168,8 +170,8 @@ export class AuthService {
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(jwt, claims);
     }
-    if (this.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
-    const merchant = this.merchants.byKey(claims.sub);
+    if (this.deps.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
+    const merchant = this.deps.merchants.byKey(claims.sub);
     if (!merchant) throw unauthorized("Invalid access token");
     if (claims.sv !== this.secretVersionCached(merchant.merchantSecret, claims.secret)) {
       throw unauthorized("Access token revoked: the merchant's secret has changed");

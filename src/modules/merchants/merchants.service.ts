@@ -5,22 +5,10 @@
 import type { Db } from "../../db/client.js";
 import type { Merchant } from "../../db/schema/index.js";
 import { invalidField } from "../../platform/errors.js";
+import { BUILTIN_MERCHANT } from "../../platform/fixtures.js";
 import { merchantsRepo } from "./merchants.repo.js";
 
 export type { Merchant };
-
-export const BUILTIN_MERCHANT: Merchant = {
-  merchantKey: "sandbox_merchant_key",
-  merchantSecret: "sandbox_merchant_secret",
-  mid: "sandbox-mid-001",
-  merchantId: 1001,
-  accountId: 2001,
-  processingCurrency: null,
-  walletDomains: ["localhost", "127.0.0.1"],
-  name: null,
-  webhookChaos: null,
-  source: "builtin",
-};
 
 export class MerchantService {
   private cache = new Map<string, Merchant>();

@@ -9,14 +9,11 @@ import type { Clock } from "../../platform/clock.js";
 import { invalidField } from "../../platform/errors.js";
 import { BIN_RANGES, type BinRange } from "../../platform/fixtures.js";
 import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
+import type { CardRequest } from "./payments.wire.js";
 
-export interface CardInput {
-  number: string;
-  expMonth: string;
-  expYear: string;
-  cvv?: string | undefined;
-  cardHolderName?: string | null | undefined;
-}
+/** A request's card as readCard takes it: the wire's Card (src/http/wire.ts), cvv and holder optional (payouts and tokens send fewer fields). */
+export type CardInput = Pick<CardRequest, "number" | "expMonth" | "expYear"> &
+  Partial<Pick<CardRequest, "cvv" | "cardHolderName">>;
 
 /** What the sandbox keeps of a card. */
 export interface CardOnFile {
@@ -29,6 +26,20 @@ export interface CardOnFile {
   holder: string | null;
   brand: string | null;
   profile: string;
+}
+
+/** The row's card columns (src/modules/transactions/new-row.ts) for a card the sandbox keeps. */
+export function cardColumns(card: CardOnFile) {
+  return {
+    cardBin: card.bin,
+    cardLast4: card.last4,
+    cardLength: card.length,
+    cardExpMonth: card.expMonth,
+    cardExpYear: card.expYear,
+    cardHolder: card.holder,
+    cardBrand: card.brand,
+    cardProfile: card.profile,
+  };
 }
 
 /** The reasons of `errors[]` (docs/cards.md) for card fields. */

@@ -23,7 +23,8 @@ import type { IdempotencyService, IdempotentResult } from "../idempotency/idempo
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { DECLINE, deadlineOf, declineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
-import { type CardOnFile, readCard } from "./card.js";
+import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
+import { type CardOnFile, cardColumns, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
 import type { CardCallback, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
 import { presentCallback, presentResponse } from "./present.js";
@@ -62,6 +63,7 @@ export type PaymentResult = CardPaymentResponse & { row: TransactionRow };
 /** Card-payment info (docs/cards.md): the callback shape plus refundedAmount (order currency). */
 export type CardInfo = CardCallback & { refundedAmount: number };
 
+/** What a payment service needs: the card one (this file) and the APM one (src/modules/apm/apm.service.ts). */
 export interface PaymentDeps {
   db: Db;
   clock: Clock;
@@ -135,32 +137,17 @@ export class PaymentService {
     const declineCode = declineOf(spec);
     const due = deadlineOf(spec, now);
     const row = this.deps.lifecycle.create(
-      {
+      newTransactionRow(now, {
         id,
         merchantKey: merchant.merchantKey,
         kind: input.kind,
         requestId: input.requestId,
         status,
         declineCode,
-        cardBin: card.bin,
-        cardLast4: card.last4,
-        cardLength: card.length,
-        cardExpMonth: card.expMonth,
-        cardExpYear: card.expYear,
-        cardHolder: card.holder,
-        cardBrand: card.brand,
-        cardProfile: card.profile,
+        ...cardColumns(card),
         tokenId: input.tokenId ?? null,
-        parentId: null,
-        paymentMethod: null,
-        declineSubReason: null,
-        details: null,
         subscriptionId: input.subscriptionId ?? null,
-        orderCurrency: input.currency,
-        orderAmount: input.amountMinor,
-        processedCurrency: fx?.processedCurrency ?? input.currency,
-        processedAmount: fx?.processedAmount ?? input.amountMinor,
-        conversionRate: fx?.conversionRate ?? "1",
+        ...amountColumns(input.amountMinor, input.currency, fx),
         threeDs: status === "CUSTOMER_VERIFICATION",
         lang: input.lang ?? null,
         callbackUrl: input.callbackUrl,
@@ -171,9 +158,7 @@ export class PaymentService {
         device: input.device ?? null,
         metadata: input.metadata ?? null,
         ...due,
-        createdAt: now,
-        updatedAt: now,
-      },
+      }),
       merchant,
     );
     const result: PaymentResult = { transactionId: id, transactionStatus: status, row };

@@ -20,6 +20,9 @@ import {
   text,
 } from "../../http/wire.js";
 
+/** A card as a payment request sends it. */
+export type CardRequest = z.infer<typeof CardSchema>;
+
 const THREE_DS_URLS = ["callbackUrl", "successRedirectUrl", "failureRedirectUrl"] as const;
 
 export const CardPaymentRequestSchema = z
@@ -69,15 +72,20 @@ export const CardStatusSchema = z
 
 export type CardStatusResponse = z.infer<typeof CardStatusSchema>;
 
+/** The fields every card callback starts with: card payments' and card payouts' (docs/webhooks.md). */
+export const CARD_CALLBACK_HEAD = {
+  transactionId: z.string(),
+  requestId: z.string().nullable(),
+  mid: z.string(),
+  transactionStatus: z.string(),
+  declineCode: DeclineCodeSchema.nullable(),
+  cardMask: z.string(),
+  cardHolder: z.string().nullable(),
+};
+
 export const CardCallbackSchema = z
   .object({
-    transactionId: z.string(),
-    requestId: z.string().nullable(),
-    mid: z.string(),
-    transactionStatus: z.string(),
-    declineCode: DeclineCodeSchema.nullable(),
-    cardMask: z.string(),
-    cardHolder: z.string().nullable(),
+    ...CARD_CALLBACK_HEAD,
     orderCurrency: z.string(),
     processedCurrency: z.string(),
     orderAmount: z.number(),

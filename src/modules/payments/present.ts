@@ -10,8 +10,8 @@ import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.j
 import { cardMask } from "./card.js";
 import type { CardCallback, CardPaymentResponse } from "./payments.wire.js";
 
-/** docs/webhooks.md: the card payment callback body, field for field. */
-export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
+/** The fields every card callback starts with (payments.wire.ts CARD_CALLBACK_HEAD): card payments' and card payouts'. */
+export function presentCardHead(row: TransactionRow, merchant: Pick<Merchant, "mid">) {
   return {
     transactionId: row.id,
     requestId: row.requestId,
@@ -20,6 +20,13 @@ export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "m
     declineCode: row.declineCode,
     cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
     cardHolder: row.cardHolder,
+  };
+}
+
+/** docs/webhooks.md: the card payment callback body, field for field. */
+export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
+  return {
+    ...presentCardHead(row, merchant),
     orderCurrency: row.orderCurrency,
     processedCurrency: row.processedCurrency,
     orderAmount: toMajorNumber(row.orderAmount, row.orderCurrency),

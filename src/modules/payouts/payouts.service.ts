@@ -17,7 +17,7 @@ import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
 import type { IdempotencyService, IdempotentResult } from "../idempotency/idempotency.service.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
-import { readCard } from "../payments/card.js";
+import { cardColumns, readCard } from "../payments/card.js";
 import {
   deadlineOf,
   declineOf,
@@ -25,7 +25,7 @@ import {
   type TransactionLifecycle,
   type TransactionRow,
 } from "../transactions/lifecycle.js";
-import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
 import { presentPayout } from "./payouts.present.js";
 import type { PayoutCallback, PayoutCreateResponse, PayoutRequest } from "./payouts.wire.js";
 
@@ -66,35 +66,21 @@ export class PayoutService {
         const declineCode = declineOf(spec);
         const due = deadlineOf(spec, now);
         const row = this.deps.lifecycle.create(
-          {
-            ...EMPTY_ROW,
+          newTransactionRow(now, {
             id: this.deps.ids.next("payout"),
             merchantKey: merchant.merchantKey,
             kind: "card_payout",
             requestId: body.requestId,
             status: spec.status,
             declineCode,
-            cardBin: card.bin,
-            cardLast4: card.last4,
-            cardLength: card.length,
-            cardExpMonth: card.expMonth,
-            cardExpYear: card.expYear,
-            cardHolder: card.holder,
-            cardBrand: card.brand,
-            cardProfile: card.profile,
-            orderCurrency: currency,
-            orderAmount: amountMinor,
-            processedCurrency: currency,
-            processedAmount: amountMinor,
-            conversionRate: "1",
+            ...cardColumns(card),
+            ...amountColumns(amountMinor, currency),
             callbackUrl: body.callbackUrl ?? null,
             billingDetails: body.billingDetails ?? null,
             details: { userEmail: body.userEmail },
             metadata: body.metadata ?? null,
             ...due,
-            createdAt: now,
-            updatedAt: now,
-          },
+          }),
           merchant,
         );
         const out: PayoutCreateResponse = { transactionId: row.id, transactionStatus: spec.status };

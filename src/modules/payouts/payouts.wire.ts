@@ -15,6 +15,7 @@ import {
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
+import { CARD_CALLBACK_HEAD } from "../payments/payments.wire.js";
 
 /** CardDetails of a card payout (docs/gateway.md#requests-and-answers): cardHolder required, cvv optional. */
 export const PayoutCardSchema = CardSchema.omit({ cardHolderName: true, requestThreeDSecure: true, cvv: true })
@@ -73,13 +74,7 @@ export const PayoutStatusSchema = z
 
 export const PayoutInfoSchema = z
   .object({
-    transactionId: z.string(),
-    requestId: z.string().nullable(),
-    mid: z.string(),
-    transactionStatus: z.string(),
-    declineCode: DeclineCodeSchema.nullable(),
-    cardMask: z.string(),
-    cardHolder: z.string().nullable(),
+    ...CARD_CALLBACK_HEAD,
     totalAmount: z.number(),
     callbackUrl: z.string().nullable(),
     createdAt: instant(),

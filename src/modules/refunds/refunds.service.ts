@@ -29,7 +29,7 @@ import {
   type TransactionLifecycle,
   type TransactionRow,
 } from "../transactions/lifecycle.js";
-import { EMPTY_ROW } from "../transactions/transactions.repo.js";
+import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
 import { presentRefundInfo } from "./refunds.present.js";
 import type { RefundCreateResponse, RefundInfo, RefundRequest } from "./refunds.wire.js";
 
@@ -99,8 +99,7 @@ export class RefundService {
         const declineCode = declineOf(spec);
         const due = deadlineOf(spec, now);
         const row = lifecycle.create(
-          {
-            ...EMPTY_ROW,
+          newTransactionRow(now, {
             id: this.deps.ids.next("refund"),
             merchantKey: merchant.merchantKey,
             kind: "refund",
@@ -113,18 +112,16 @@ export class RefundService {
             cardBrand: parent.cardBrand,
             parentId: parent.id,
             subscriptionId: parent.subscriptionId,
-            orderCurrency: parent.orderCurrency,
-            orderAmount: amountMinor,
-            processedCurrency: parent.processedCurrency,
-            processedAmount,
-            conversionRate: parent.conversionRate,
+            ...amountColumns(amountMinor, parent.orderCurrency, {
+              processedCurrency: parent.processedCurrency,
+              processedAmount,
+              conversionRate: parent.conversionRate,
+            }),
             callbackUrl: body.callbackUrl ?? null,
             details: { reason: body.reason },
             metadata: body.metadata ?? null,
             ...due,
-            createdAt: now,
-            updatedAt: now,
-          },
+          }),
           merchant,
         );
         const out: RefundCreateResponse = { refundId: row.id, transactionStatus: status };

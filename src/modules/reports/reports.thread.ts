@@ -5,22 +5,11 @@
  * client's pace reaches back to the reading. A client that goes away ends the thread.
  *
  * Built, the thread is dist/report-worker.js (scripts/build.mjs); from src/ (tsx, vitest) it is
- * the TypeScript file itself, loaded through tsx's hooks.
+ * the TypeScript file itself, loaded through tsx's hooks (src/platform/worker-thread.ts).
  */
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startWorker as startThread } from "../../platform/worker-thread.js";
 import type { ReportJob, WorkerMessage } from "./reports.worker.js";
-
-/** From src/: registers tsx in the thread, then loads the worker's TypeScript. */
-const BOOT = `
-const { workerData } = require("node:worker_threads");
-(async () => {
-  (await import(workerData.tsx)).register();
-  await import(workerData.entry);
-})();
-`;
 
 /**
  * A young generation of 16 MB instead of V8's 48: the thread holds one page of rows and one piece
@@ -30,12 +19,11 @@ const { workerData } = require("node:worker_threads");
 const LIMITS = { maxYoungGenerationSizeMb: 16 };
 
 function startWorker(job: ReportJob): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./report-worker.js", here), { workerData: job, resourceLimits: LIMITS });
-  const api = createRequire(here).resolve("tsx/esm/api");
-  const tsx = pathToFileURL(join(dirname(api), "index.mjs")).href;
-  const entry = new URL("./reports.worker.ts", here).href;
-  return new Worker(BOOT, { eval: true, workerData: { ...job, tsx, entry }, resourceLimits: LIMITS });
+  return startThread(
+    import.meta.url,
+    { built: "./report-worker.js", source: "./reports.worker.ts" },
+    { workerData: { ...job }, resourceLimits: LIMITS },
+  );
 }
 
 /** The report's bytes, read and encoded by a worker thread with its own connection (one snapshot). */

@@ -5,6 +5,7 @@
  * (Jan 31 → Feb 28 → Mar 31, not Mar 28).
  */
 import { toDateString } from "../../platform/clock.js";
+import { midnightOf } from "../../platform/dates.js";
 import { addMonths, DAY_MS } from "../../platform/duration.js";
 
 export const FREQUENCIES = ["DAILY", "WEEKLY", "MONTHLY", "CUSTOM"] as const;
@@ -15,20 +16,6 @@ export interface Period {
   /** ≥ 1: WEEKLY×2 = every 2 weeks, MONTHLY×3 = quarterly, CUSTOM×45 = every 45 days. */
   interval: number;
 }
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** A real calendar date in `YYYY-MM-DD` form (so `2026-02-30` is refused). */
-export function isIsoDate(value: string): boolean {
-  if (!DATE.test(value)) return false;
-  const ms = Date.parse(`${value}T00:00:00Z`);
-  return !Number.isNaN(ms) && toDateString(ms) === value;
-}
-
-/** 00:00 UTC of a date: the instant a charge on that date is due (docs/subscriptions.md). */
-export const midnightOf = (date: string): number => Date.parse(`${date}T00:00:00Z`);
-
-export const addDays = (date: string, days: number): string => toDateString(midnightOf(date) + days * DAY_MS);
 
 /** Days per period for the day-based frequencies; undefined for MONTHLY. */
 function periodDays(p: Period): number | undefined {

@@ -17,6 +17,7 @@ import { inTransaction } from "../../db/client.js";
 import type { Logger } from "../../logger.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString } from "../../platform/clock.js";
+import { addDays, midnightOf } from "../../platform/dates.js";
 import { DAY_MS } from "../../platform/duration.js";
 import { declineName } from "../../platform/fixtures.js";
 import { toMajorNumber } from "../../platform/money.js";
@@ -25,7 +26,7 @@ import type { Merchant, MerchantService } from "../merchants/merchants.service.j
 import type { CardOnFile } from "../payments/card.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
 import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
-import { addDays, midnightOf, slotAfter } from "./schedule.js";
+import { slotAfter } from "./schedule.js";
 import {
   DUE_START,
   type DueCursor,

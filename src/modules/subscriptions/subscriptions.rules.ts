@@ -3,13 +3,16 @@
  * and the PUT moves between them, plan validation, and when the scheduler must look at a row.
  * Pure functions over rows; no database.
  */
+
+import { isIsoDate, midnightOf } from "../../platform/dates.js";
 import { DAY_MS } from "../../platform/duration.js";
 import { invalidField } from "../../platform/errors.js";
 import { formatAmount, isCurrency, parseAmount } from "../../platform/money.js";
-import { type Frequency, isIsoDate, midnightOf, type Period, slotDate } from "./schedule.js";
+import { type Frequency, type Period, slotDate } from "./schedule.js";
 import type { SubscriptionRow } from "./subscriptions.repo.js";
+import { type PlanRequest, SUBSCRIPTION_STATUSES, type UpdateSubscriptionRequest } from "./subscriptions.wire.js";
 
-export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
+export { SUBSCRIPTION_STATUSES };
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** What moves a subscription: its create call, a charge's outcome, the calendar, or the merchant's PUT and DELETE. */
@@ -85,29 +88,6 @@ export const DATE_LIMIT = "9000-01-01";
 
 const planDate = (d: string) => isIsoDate(d) && d < DATE_LIMIT;
 
-export interface PlanInput {
-  amount: string;
-  currency: string;
-  frequency: Frequency;
-  interval: number;
-  startDate: string;
-  endDate?: string | undefined;
-}
-
-export interface UpdateInput {
-  plan?:
-    | {
-        amount?: string | undefined;
-        currency?: string | undefined;
-        frequency?: Frequency | undefined;
-        interval?: number | undefined;
-        startDate?: string | undefined;
-        endDate?: string | null | undefined;
-      }
-    | undefined;
-  status?: SubscriptionStatus | undefined;
-}
-
 export const periodOf = (s: Pick<SubscriptionRow, "frequency" | "interval">): Period => ({
   frequency: s.frequency as Frequency,
   interval: s.interval,
@@ -145,7 +125,7 @@ interface Plan extends Period {
  * docs/gateway.md#requests-and-answers with the sandbox's checks: amount at the currency's precision, interval 1 to
  * MAX_INTERVAL, startDate a date not before today, endDate a date not before startDate.
  */
-export function readPlan(plan: PlanInput, today: string): Plan {
+export function readPlan(plan: PlanRequest, today: string): Plan {
   if (!isCurrency(plan.currency)) throw invalidField("plan.currency");
   const amountMinor = parseAmount(plan.amount, plan.currency, "plan.amount");
   if (!Number.isInteger(plan.interval) || plan.interval < 1 || plan.interval > MAX_INTERVAL) throw invalidField("plan.interval");
@@ -163,7 +143,7 @@ export function readPlan(plan: PlanInput, today: string): Plan {
 }
 
 /** PUT plan fields onto a row (validated like create); re-anchors the schedule when its shape changes. */
-export function applyPlan(s: SubscriptionRow, plan: NonNullable<UpdateInput["plan"]>, today: string): void {
+export function applyPlan(s: SubscriptionRow, plan: NonNullable<UpdateSubscriptionRequest["plan"]>, today: string): void {
   const currency = plan.currency ?? s.currency;
   if (!isCurrency(currency)) throw invalidField("plan.currency");
   // without a new amount, the current one re-read at the new currency's precision ("10.00" → "10")

@@ -15,7 +15,9 @@ import {
   oneOf as requiredEnum,
 } from "../../http/wire.js";
 import { FREQUENCIES } from "./schedule.js";
-import { SUBSCRIPTION_STATUSES } from "./subscriptions.rules.js";
+
+/** A subscription's statuses (docs/lifecycles.md#subscriptions); the moves between them are subscriptions.rules.ts. */
+export const SUBSCRIPTION_STATUSES = ["PENDING", "TRIALING", "ACTIVE", "PAUSED", "CANCELED"] as const;
 
 const date = (description: string) =>
   z.string().openapi({ description: `YYYY-MM-DD (UTC). ${description}`, format: "date", example: "2026-02-01" });
@@ -33,6 +35,8 @@ export const PlanSchema = z
     endDate: date("Optional; no charge after it, then CANCELED").optional(),
   })
   .openapi("Plan");
+
+export type PlanRequest = z.infer<typeof PlanSchema>;
 
 export const CreateSubscriptionRequestSchema = z
   .object({

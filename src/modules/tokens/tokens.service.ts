@@ -14,6 +14,7 @@
 import type { Db } from "../../db/client.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString } from "../../platform/clock.js";
+import { addDays, isIsoDate } from "../../platform/dates.js";
 import { badRequest, invalidField } from "../../platform/errors.js";
 import type { Ids } from "../../platform/ids.js";
 import { parseAmount } from "../../platform/money.js";
@@ -25,7 +26,6 @@ import { type CardOnFile, cardMask, readCard } from "../payments/card.js";
 import type { PaymentService } from "../payments/payments.service.js";
 import type { CardPaymentResponse } from "../payments/payments.wire.js";
 import { presentResponse } from "../payments/present.js";
-import { addDays, isIsoDate } from "../subscriptions/schedule.js";
 import { binInfo } from "./bin-lookup.js";
 import { type TokenRow, TokensRepo } from "./tokens.repo.js";
 import type { ChargeRequest, TokenizeRequest, TokenResponse } from "./tokens.wire.js";

@@ -26,6 +26,7 @@ import type { Outbox } from "../../webhooks/outbox.js";
 import type { CallbackKind } from "../../webhooks/signer.js";
 import { KIND_FACTS, type TransactionKind } from "./kinds.js";
 import { type DueSet, type TransactionRow, TransactionsRepo } from "./transactions.repo.js";
+import type { CompleteRequest, CompleteResponse } from "./transactions.wire.js";
 import { assertMove, START, type TransactionVia } from "./transitions.js";
 
 export type { TransactionVia } from "./transitions.js";
@@ -64,18 +65,6 @@ export interface KindDescriptor {
     present(row: TransactionRow, merchant: Merchant): Record<string, unknown>;
     apmType?(row: TransactionRow): string | undefined;
   };
-}
-
-export interface CompleteInput {
-  status: FinalStatus;
-  /** Only with FAILED; default 2. */
-  declineCode?: number | undefined;
-}
-
-export interface CompleteResult {
-  transactionId: string;
-  transactionStatus: string;
-  declineCode: number | null;
 }
 
 /** Runs inside the settling transaction whenever a waiting transaction reaches its final status. */
@@ -223,7 +212,7 @@ export class TransactionLifecycle implements DueWork {
   }
 
   /** The control plane's complete (docs/control-plane.md): PROCESSING/PENDING → SUCCEED or FAILED (default declineCode 2), else 409. */
-  complete(id: string, input: CompleteInput): CompleteResult {
+  complete(id: string, input: CompleteRequest): CompleteResponse {
     const row = inTransaction(this.deps.db, () => {
       const current = this.repo.byId(id);
       if (!current) throw notFound(`Transaction not found: ${id}`);

@@ -9,43 +9,6 @@ export type TransactionRow = typeof transactions.$inferSelect;
 const t = transactions;
 const ph = (name: string) => sql.placeholder(name);
 
-/** Every optional column empty: a kind spreads it and sets what it uses. */
-export const EMPTY_ROW: Omit<TransactionRow, "id" | "merchantKey" | "kind" | "status" | "createdAt" | "updatedAt"> = {
-  requestId: null,
-  declineCode: null,
-  cardBin: null,
-  cardLast4: null,
-  cardLength: null,
-  cardExpMonth: null,
-  cardExpYear: null,
-  cardHolder: null,
-  cardBrand: null,
-  cardProfile: null,
-  tokenId: null,
-  parentId: null,
-  paymentMethod: null,
-  declineSubReason: null,
-  details: null,
-  subscriptionId: null,
-  orderCurrency: "",
-  orderAmount: 0,
-  processedCurrency: "",
-  processedAmount: 0,
-  conversionRate: "1",
-  threeDs: false,
-  lang: null,
-  callbackUrl: null,
-  successRedirectUrl: null,
-  failureRedirectUrl: null,
-  billingDetails: null,
-  orderData: null,
-  device: null,
-  metadata: null,
-  dueAt: null,
-  dueStatus: null,
-  dueDeclineCode: null,
-};
-
 export interface StatusSet {
   status: string;
   declineCode: number | null;
