@@ -1,5 +1,6 @@
 /**
- * Many isolated sandboxes in one server (docs/parallel-suites.md).
+ * One job: the lifecycle of the isolated sandboxes of one server (docs/parallel-suites.md): create
+ * (from an image), open, route, tick, close when idle, delete.
  * A sandbox is one composition of the whole service graph over its own SQLite database and its own
  * clock, built by the same composition root as the root sandbox (src/compose.ts hands this registry
  * the builder). Isolation holds by construction: no query has a sandbox filter, because no
