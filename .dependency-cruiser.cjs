@@ -12,11 +12,7 @@
  * An area's routes and handlers sit in the folder of the service they serve (events/, recording/,
  * webhooks/ hold theirs), so they belong to the upper layer by their name, not their folder.
  */
-const ENTRY = "^src/(main|app|context|compose|cli)\\.tsx?$|^src/(cli|runner|testing)/";
-const EDGE = "\\.(routes|handlers)\\.tsx?$";
-const UPPER = `^src/(control|dashboard|guide|sandboxes|modules)/|${EDGE}`;
-const MIDDLE = "^src/(webhooks|scheduler|scenarios|events|recording)/";
-const LOWER = "^src/(http|platform|db)/|^src/(config|logger)\\.ts$";
+const { ENTRY, UPPER, EDGE, MIDDLE, LOWER } = require("./scripts/layers.cjs");
 
 module.exports = {
   forbidden: [
