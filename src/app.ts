@@ -35,8 +35,12 @@ import { registerWallet } from "./modules/wallet/wallet.handlers.js";
 import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
 import { registerRecording } from "./recording/recording.handlers.js";
 import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
+import { SNAPSHOT_TYPE } from "./snapshots/snapshot-file.js";
+import { registerSnapshots } from "./snapshots/snapshots.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** A snapshot file posted to create a sandbox from (docs/snapshots.md). */
+export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 
 /** Each area adds its routes here, in one line. */
 const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
@@ -45,6 +49,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerWebhooks,
   registerEvents,
   registerRecording,
+  registerSnapshots,
   registerPayments,
   registerTokens,
   registerSubscriptions,
@@ -96,7 +101,11 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   }
   // the shopper pages answer their errors as HTML (a browser posts them), before the body is read
   app.use("/sandbox/*", htmlErrors());
-  app.on(["POST", "PUT", "PATCH", "DELETE"], "*", readBody(MAX_BODY_BYTES));
+  app.on(
+    ["POST", "PUT", "PATCH", "DELETE"],
+    "*",
+    readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
+  );
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
     // health stays open so container health checks need no secret

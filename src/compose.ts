@@ -4,6 +4,7 @@
  * own database and clock, with its own app (`createApp` with a base path). `fetch` routes a request
  * to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.
  */
+import { readFileSync } from "node:fs";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import pino from "pino";
 import { createApp } from "./app.js";
@@ -18,9 +19,10 @@ import type { Logger } from "./logger.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
-import { type Composition, type OpenSpec, SANDBOX_ID, SandboxRegistry, sandboxNotFound } from "./sandboxes/registry.js";
+import { type Composition, type OpenSpec, originPath, SANDBOX_ID, SandboxRegistry, sandboxNotFound } from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
+import { snapshotOf, takeState } from "./snapshots/images.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
 
 export interface ServerOptions {
@@ -85,6 +87,7 @@ export function createServer(opts: ServerOptions): Server {
     rootNow: () => root.clock.nowMs(),
     publicUrl,
     image: sandboxImage,
+    rootState: () => snapshotOf(root),
     open: (spec) =>
       openSandbox(spec, { config, logger, wallNow, publicUrl, groupCommit: opts.groupCommit ?? false, webhooks: opts.webhooks }),
     logger,
@@ -143,6 +146,14 @@ function pick(opts: ServerOptions): Partial<ContextOptions> {
   if (opts.db) out.db = opts.db;
   if (opts.webhooks) out.webhooks = opts.webhooks;
   return out;
+}
+
+function readIfExists(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function safeDecode(s: string): string {
@@ -212,12 +223,22 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
       publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
       ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
       fresh: spec.fresh,
+      lineage: {
+        source: spec.id,
+        startMs: spec.startMs,
+        get scenario() {
+          return scenario;
+        },
+        // a file-backed copy's is the file beside its database (read when its reset asks)
+        origin: () => spec.origin ?? (spec.path === ":memory:" ? undefined : readIfExists(originPath(spec.path))),
+      },
     });
     const source = "POST /_sandbox/sandboxes (scenario)";
+    let scenario = spec.scenario ?? null;
     if (spec.scenario !== undefined) {
       const document = spec.scenario;
       // its reset reloads the scenario it was created with, as the root's reloads its start files
-      ctx.control.onReset(() => ctx.scenarios.load(document, source));
+      ctx.control.onReset((restored) => restored || ctx.scenarios.load(document, source));
     }
     ctx.clockStore.save();
     // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
@@ -228,11 +249,13 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
         return app.fetch(req, env as never);
       },
       nowMs: () => clock.nowMs(),
+      state: () => takeState(db, clock.nowMs()),
       loadScenario(document) {
         const doc = typeof document === "string" ? parseDocument(document, `${source} (YAML)`) : document;
-        const scenario = ctx.scenarios.load(doc, source);
-        ctx.control.onReset(() => ctx.scenarios.load(scenario, source));
-        return { merchants: scenario.merchants, stored: scenario };
+        const loaded = ctx.scenarios.load(doc, source);
+        scenario = loaded;
+        ctx.control.onReset((restored) => restored || ctx.scenarios.load(loaded, source));
+        return { merchants: loaded.merchants, stored: loaded };
       },
       runDue: () => ctx.work.runUntil(undefined, { settle: false }),
       nextDueAt: () => ctx.work.nextDueAt(),

@@ -6,6 +6,7 @@
  * `/_sandbox/sandboxes` (registerSandboxes) and `sandboxList`, for the root's dashboard. `createApp(ctx)` turns a context into HTTP; tests build one on `:memory:` with a
  * ManualClock.
  */
+
 import pino from "pino";
 import type { Config } from "./config.js";
 import { ClockStore } from "./control/clock-store.js";
@@ -40,6 +41,7 @@ import { OutcomeEngine } from "./scenarios/outcome-engine.js";
 import { ScenarioService } from "./scenarios/scenario.service.js";
 import { DueWorkRunner } from "./scheduler/due-work.js";
 import { SubscriptionScheduler } from "./scheduler/subscriptions.js";
+import { type Lineage, ROOT_LINEAGE } from "./snapshots/images.js";
 import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.js";
 import { WebhookJournal } from "./webhooks/journal.js";
 import { Outbox } from "./webhooks/outbox.js";
@@ -92,6 +94,8 @@ export interface AppContext {
   events: EventLog;
   /** What was done here, call by call, for GET /_sandbox/recording (docs/recording.md). */
   recorder: Recorder;
+  /** Where it came from: what its snapshot says, and the image `reset {"snapshot": true}` goes back to (docs/snapshots.md). */
+  lineage: Lineage;
   /** The server's other sandboxes (docs/parallel-suites.md), for the root's dashboard; set by src/compose.ts on the root only. */
   sandboxList?: () => readonly SandboxSummary[];
 }
@@ -112,6 +116,8 @@ export interface ContextOptions {
    * in it and nothing was in flight, so neither is written or read again.
    */
   fresh?: boolean;
+  /** A sandbox's lineage (src/compose.ts); the root's by default. */
+  lineage?: Lineage;
 }
 
 export function createContext(opts: ContextOptions): AppContext {
@@ -173,7 +179,18 @@ export function createContext(opts: ContextOptions): AppContext {
   work.register(transactions);
   work.register(new SubscriptionScheduler(billing, clock));
 
-  const control = new ControlService({ config, db, clock, clockStore, work, merchants, scenarios, events });
+  const lineage = opts.lineage ?? ROOT_LINEAGE;
+  const control = new ControlService({
+    config,
+    db,
+    clock,
+    clockStore,
+    work,
+    merchants,
+    scenarios,
+    events,
+    origin: lineage.origin,
+  });
   // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
   control.onReset(() => webhooks.clear());
 
@@ -183,6 +200,7 @@ export function createContext(opts: ContextOptions): AppContext {
     clock,
     ids,
     logger,
+    lineage,
     publicUrl,
     work,
     clockStore,

@@ -20,10 +20,10 @@ export function registerSandbox(
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
   app.openapi(resetRoute, async (c) => {
-    const { startTime } = c.req.valid("json");
+    const { startTime, snapshot } = c.req.valid("json");
     const at = startTime === undefined ? undefined : parseInstant(startTime);
     if (startTime !== undefined && at === undefined) throw invalidField("startTime", INSTANT_REASON);
-    await ctx.control.reset(at === undefined ? {} : { startTime: at });
+    await ctx.control.reset({ ...(at === undefined ? {} : { startTime: at }), ...(snapshot ? { snapshot } : {}) });
     return c.json({ status: "reset" as const, now: toIso(ctx.clock.nowMs()) }, 200);
   });
 

@@ -16,6 +16,7 @@ import { badRequest, invalidField, SandboxError } from "../platform/errors.js";
 import type { ScenarioService } from "../scenarios/scenario.service.js";
 import type { DueWorkRunner, RanCounts } from "../scheduler/due-work.js";
 import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
+import { restoreImage } from "../snapshots/images.js";
 import type { ClockStore } from "./clock-store.js";
 import { BY_OR_TO } from "./control.wire.js";
 
@@ -45,18 +46,23 @@ export interface ControlDeps {
   scenarios: ScenarioService;
   /** The live events: `reset` and `clock` (docs/events.md). */
   events: Pick<EventLog, "reset" | "clock">;
+  /** The image this sandbox was copied from, which a reset with `snapshot` goes back to (docs/snapshots.md). */
+  origin?: () => Buffer | undefined;
 }
 
 export class ControlService {
-  private readonly resetHooks: Array<() => void> = [];
+  private readonly resetHooks: Array<(restored: boolean) => void> = [];
   private readonly ctx: ControlDeps;
 
   constructor(deps: ControlDeps) {
     this.ctx = deps;
   }
 
-  /** Services with in-memory state register here to drop it on reset. */
-  onReset(hook: () => void): void {
+  /**
+   * Services with in-memory state register here to drop it on reset; `restored` is true when the
+   * reset went back to a copy's snapshot (what was loaded then is back already).
+   */
+  onReset(hook: (restored: boolean) => void): void {
     this.resetHooks.push(hook);
   }
 
@@ -70,22 +76,32 @@ export class ControlService {
    * and the start scenario files; puts the clock back to its start, or to `startTime` (docs/control-plane.md:
    * how a reused database gets the start time a docs example or a test suite expects).
    */
-  async reset(opts: { startTime?: number } = {}): Promise<void> {
+  async reset(opts: { startTime?: number; snapshot?: boolean } = {}): Promise<void> {
     await this.ctx.work.idle();
-    const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable));
-    inTransaction(this.ctx.db, () => {
-      for (const t of tables) {
-        if (!KEPT_TABLES.has(getTableName(t))) this.ctx.db.run(sql`DELETE FROM ${t}`);
-      }
-      this.ctx.events.reset();
-    });
-    this.ctx.merchants.seedBuiltin();
-    for (const file of this.ctx.config.scenarios) this.ctx.scenarios.loadFile(file);
+    // with `snapshot`, a copy goes back to the image it was made from (docs/snapshots.md); any other does the reset below
+    const origin = opts.snapshot ? this.ctx.origin?.() : undefined;
+    let originNow: number | undefined;
+    if (origin) {
+      inTransaction(this.ctx.db, () => {
+        originNow = restoreImage(this.ctx.db, origin);
+        this.ctx.events.reset();
+      });
+    } else {
+      const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable));
+      inTransaction(this.ctx.db, () => {
+        for (const t of tables) {
+          if (!KEPT_TABLES.has(getTableName(t))) this.ctx.db.run(sql`DELETE FROM ${t}`);
+        }
+        this.ctx.events.reset();
+      });
+      this.ctx.merchants.seedBuiltin();
+      for (const file of this.ctx.config.scenarios) this.ctx.scenarios.loadFile(file);
+    }
     this.ctx.scenarios.changed();
     const from = this.ctx.clock.nowMs();
-    this.ctx.clock.resetTo(opts.startTime ?? this.startTime());
+    this.ctx.clock.resetTo(opts.startTime ?? originNow ?? this.startTime());
     this.moved(from);
-    for (const hook of this.resetHooks) hook();
+    for (const hook of this.resetHooks) hook(origin !== undefined);
   }
 
   /** `{by: "P1D"}` or `{to: ISO}`; runs everything due on the way. Backwards → 400. */

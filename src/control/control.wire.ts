@@ -39,6 +39,10 @@ export const ScenarioLoadedSchema = z
 export const ResetRequestSchema = z
   .strictObject({
     startTime: isoInstant("ISO 8601 instant the clock restarts at (default: the start time)").optional(),
+    snapshot: z.boolean().optional().openapi({
+      description:
+        "true: a sandbox made from a snapshot or a fork goes back to that state and its clock to that now (docs/snapshots.md); any other resets as without it",
+    }),
   })
   .openapi("ResetRequest");
 /** A scenario as loaded (docs/control-plane.md): card numbers masked, merchants without their secret. */

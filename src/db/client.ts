@@ -24,7 +24,10 @@ export interface OpenOptions {
   image?: Buffer;
   /** Page cache in KiB (default 32 MB: the root; a sandbox among many takes less). */
   cacheKiB?: number;
-  /** The file is known to have every migration of this build (written from its image in this process). */
+  /**
+   * The file is known to have every migration of this build (written from its image in this process);
+   * `false` runs the migrations even over an image (a snapshot of an older version, docs/snapshots.md).
+   */
   migrated?: boolean;
 }
 
@@ -38,6 +41,20 @@ function migrations(folder: string): MigrationMeta[] {
     MIGRATIONS_READ.set(folder, m);
   }
   return m;
+}
+
+/** The hashes of this build's migrations, oldest first (a snapshot's database must have a prefix of them). */
+export function migrationHashes(folder = MIGRATIONS): string[] {
+  return migrations(folder).map((m) => m.hash);
+}
+
+/** The hashes of the migrations a database has, oldest first (none for a database drizzle never migrated). */
+export function appliedMigrations(sqlite: Database.Database): string[] {
+  const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return [];
+  return (sqlite.prepare("SELECT hash FROM __drizzle_migrations ORDER BY id").all() as Array<{ hash: string }>).map(
+    (r) => r.hash,
+  );
 }
 
 /**
@@ -55,6 +72,7 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
     writeFileSync(path, walImage(o.image));
     fromImage = true;
   }
+  if (o.migrated === false) fromImage = false;
   const sqlite = memory && o.image ? new Sqlite(o.image) : new Sqlite(path);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
@@ -79,12 +97,23 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
  * An image as a file already in WAL mode (header bytes 18 and 19 = 2, the SQLite file format's
  * WAL marker), so opening it does not rewrite the header to switch journal modes.
  */
-function walImage(image: Buffer): Buffer {
+export function walImage(image: Buffer): Buffer {
   if (image[18] === 2 && image[19] === 2) return image;
   const copy = Buffer.from(image);
   copy[18] = 2;
   copy[19] = 2;
   return copy;
+}
+
+/**
+ * An image as a rollback-journal file (header bytes 18 and 19 = 1): the form `new Database(image)`
+ * opens in memory (a WAL-marked image does not open there). A file database's `serialize()` is WAL-marked.
+ */
+export function journalImage(image: Buffer): Buffer {
+  if (image[18] !== 2 && image[19] !== 2) return image;
+  image[18] = 1;
+  image[19] = 1;
+  return image;
 }
 
 /**

@@ -14,7 +14,15 @@ import { invalidField, SandboxError } from "../platform/errors.js";
 import { jsonTooDeep, MAX_DEPTH, yamlTooDeep } from "../platform/nesting.js";
 import type { AppEnv } from "./env.js";
 
-const tooLarge = () => new SandboxError("PAYLOAD_TOO_LARGE", "Request body too large (limit 1 MiB)");
+const tooLarge = (limit = "1 MiB") => new SandboxError("PAYLOAD_TOO_LARGE", `Request body too large (limit ${limit})`);
+
+/** A body read as bytes, not text (a snapshot file, docs/snapshots.md), with its own limit. */
+export interface BinaryBody {
+  type: string;
+  maxBytes: number;
+  /** The one path that takes it (anywhere else such a body is read as text, within the usual limit). */
+  path: string;
+}
 
 /** The reason of the refusal of a body nested too deep (docs/api.md#errors). */
 const TOO_DEEP_REASON = `arrays and objects nested deeper than ${MAX_DEPTH} levels`;
@@ -31,17 +39,47 @@ function checkNesting(text: string, contentType: string | undefined): void {
   if (deep) throw invalidField("body", TOO_DEEP_REASON);
 }
 
-export function readBody(maxBytes: number): MiddlewareHandler<AppEnv> {
+export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandler<AppEnv> {
   const fallback = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
       throw tooLarge();
     },
   });
+  const binaryLimit = binary ? `${Math.round(binary.maxBytes / 1024 / 1024)} MiB` : "";
+  const binaryFallback =
+    binary &&
+    bodyLimit({
+      maxSize: binary.maxBytes,
+      onError: () => {
+        throw tooLarge(binaryLimit);
+      },
+    });
   return async (c, next) => {
     const method = c.req.method;
     if (method === "GET" || method === "HEAD" || method === "OPTIONS") return next();
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const bytes =
+      binary !== undefined &&
+      c.req.path === binary.path &&
+      (c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() === binary.type;
+    if (bytes && (!incoming || incoming.readableEnded)) return binaryFallback?.(c, next);
+    if (bytes && incoming) {
+      const declared = Number(incoming.headers["content-length"]);
+      if (declared > binary.maxBytes) throw tooLarge(binaryLimit);
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of incoming as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > binary.maxBytes) throw tooLarge(binaryLimit);
+        chunks.push(chunk);
+      }
+      const all = Buffer.concat(chunks);
+      (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
+        all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
+      );
+      return next();
+    }
     if (!incoming || incoming.readableEnded) {
       return fallback(c, async () => {
         const type = c.req.header("content-type");

@@ -22,10 +22,11 @@
  *   the root's does).
  */
 import { rmSync } from "node:fs";
-import { join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { eq } from "drizzle-orm";
 import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../control/control.service.js";
-import { type Db, inTransaction } from "../db/client.js";
+import { type Db, inTransaction, walImage } from "../db/client.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import type { Logger } from "../logger.js";
 import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
@@ -33,6 +34,8 @@ import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
 import { addDuration, durationReason, parseDuration } from "../platform/duration.js";
 import { badRequest, invalidField, notFound, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
+import { copyImage, loadSnapshot, type State } from "../snapshots/images.js";
+import type { SnapshotMeta } from "../snapshots/snapshot-file.js";
 
 export const DEFAULT_TTL = "PT1H";
 export const MIN_TTL_MS = 1_000;
@@ -57,6 +60,8 @@ export interface Composition {
   nextDueAt(): number | undefined;
   /** Webhook requests on the wire or waiting for room: not closed under them. */
   busy(): boolean;
+  /** Its state now, everything it acknowledged included (docs/snapshots.md). */
+  state(): State;
   /** Persists its clock in its own database. */
   saveClock(): void;
   /** Puts its clock at `ms` now (a new sandbox's clock starts when it is ready, not before it was opened). */
@@ -103,6 +108,11 @@ export interface OpenSpec {
   fresh: boolean;
   /** Its creation scenario, reloaded by its reset. */
   scenario: unknown;
+  /**
+   * The image it was copied from (a fork or a loaded snapshot), which `reset {"snapshot": true}` goes
+   * back to: in memory with `:memory:`; a file-backed one's is the file `originPath(path)`.
+   */
+  origin: Buffer | undefined;
   baseUrl: string;
   basePath: string;
 }
@@ -123,6 +133,8 @@ export interface RegistryOptions {
   publicUrl: () => string;
   /** A fresh database image: migrated, the built-in merchant seeded, no instance secret. */
   image: () => Buffer;
+  /** The root's state now and what a copy of it resets to (a fork of the root). */
+  rootState: () => { state: State; meta: Omit<SnapshotMeta, "now"> };
   /** Opens a composition; its file is prepared off the event loop (src/compose.ts). */
   open: (spec: OpenSpec) => Promise<Composition>;
   logger: Logger;
@@ -147,6 +159,17 @@ export interface CreateInput {
   startTime?: string | undefined;
   scenario?: unknown;
   ttl?: string | undefined;
+  /** A fork: `root` or a sandbox id whose state the new one starts from (docs/snapshots.md). */
+  from?: string | undefined;
+}
+
+/** What a new sandbox opens from (docs/snapshots.md): an image, and where its clock and its reset are. */
+interface Source {
+  image: Buffer;
+  /** A copy's state (fork or snapshot): its clock is at this now, and its reset can go back to `image`. */
+  copied?: { nowMs: number } | undefined;
+  startMs: number;
+  scenario: unknown;
 }
 
 type Row = typeof sandboxes.$inferSelect;
@@ -166,6 +189,8 @@ export class SandboxRegistry {
   private readonly opened = new Map<string, OpenEntry>();
   /** `:memory:` sandboxes that are closed: their images. */
   private readonly images = new Map<string, Buffer>();
+  /** `:memory:` copies: the image each was made from (a file-backed one's is a file beside its database). */
+  private readonly origins = new Map<string, Buffer>();
   private readonly dirty = new Set<string>();
   /** Opens under way (a closed sandbox's first requests share one). */
   private readonly opening = new Map<string, Promise<OpenEntry>>();
@@ -201,12 +226,13 @@ export class SandboxRegistry {
   }
 
   /**
-   * POST /_sandbox/sandboxes: a new sandbox, opened, its scenario loaded. Bad input is a 400 naming
-   * the field and leaves nothing behind; one over the limit is a 429.
+   * POST /_sandbox/sandboxes: a new sandbox, opened, its scenario loaded; with `from`, a copy of that
+   * sandbox (or the root) as it is now. Bad input is a 400 naming the field and leaves nothing
+   * behind; an unknown `from` a 404; one over the limit a 429.
    */
   async create(input: CreateInput): Promise<SandboxSummary & { merchant: SandboxMerchant }> {
-    if (this.stopped) throw badRequest("The server is stopping");
-    const ttlMs = this.ttlOf(input.ttl);
+    if (input.from !== undefined) return this.fork(input);
+    this.checkInput(input);
     let startMs: number | undefined;
     if (input.startTime !== undefined) {
       startMs = parseInstant(input.startTime);
@@ -215,16 +241,72 @@ export class SandboxRegistry {
         throw invalidField("startTime", `must be from 1970-01-01T00:00:00Z to ${MAX_CLOCK_ISO}, e.g. "2026-01-15T12:00:00Z"`);
       }
     }
+    const start = startMs ?? this.o.rootNow();
+    return this.openFrom(input, { image: this.image(), startMs: start, scenario: null });
+  }
+
+  /** A copy of `from` (`root` or a running sandbox's id) as it is at this instant (docs/snapshots.md). */
+  private async fork(input: CreateInput): Promise<SandboxSummary & { merchant: SandboxMerchant }> {
+    if (input.startTime !== undefined) throw invalidField("startTime", "not with from: a copy's clock is at its source's now");
+    if (input.scenario !== undefined) throw invalidField("scenario", "not with from: a copy has its source's scenarios");
+    this.checkInput(input);
+    const from = input.from as string;
+    let state: State;
+    let meta: { startMs: number; scenario: unknown };
+    if (from === "root") {
+      ({ state, meta } = this.o.rootState());
+    } else {
+      const row = this.rows.get(from);
+      if (!row || this.stopped) throw notFound(`Invalid field: from (sandbox not found: ${shorten(from)})`);
+      let entry = this.opened.get(from);
+      if (entry?.closing) {
+        await entry.closing;
+        entry = this.opened.get(from);
+      }
+      entry ??= await this.openRow(row);
+      state = entry.comp.state();
+      meta = { startMs: row.startMs, scenario: row.scenario };
+    }
+    return this.openFrom(input, { image: copyImage(state), copied: { nowMs: state.nowMs }, ...meta });
+  }
+
+  /** POST /_sandbox/sandboxes with a snapshot file: a new sandbox started from it (docs/snapshots.md). */
+  async load(bytes: Buffer, input: Pick<CreateInput, "name" | "ttl">): Promise<SandboxSummary & { merchant: SandboxMerchant }> {
+    this.checkInput(input);
+    const { state, meta } = loadSnapshot(bytes);
+    const startMs = Number.isFinite(meta.startMs) ? meta.startMs : state.nowMs;
+    return this.openFrom(input, {
+      image: copyImage(state),
+      copied: { nowMs: state.nowMs },
+      startMs,
+      scenario: meta.scenario ?? null,
+    });
+  }
+
+  /** What every create checks before it does anything. */
+  private checkInput(input: Pick<CreateInput, "name" | "ttl">): void {
+    if (this.stopped) throw badRequest("The server is stopping");
+    this.ttlOf(input.ttl);
     if (input.name !== undefined && input.name.length > 200) throw invalidField("name", "at most 200 characters");
     if (this.rows.size + this.creating >= this.o.maxSandboxes) throw tooMany(`Too many sandboxes (limit ${this.o.maxSandboxes})`);
+  }
+
+  /**
+   * The one way a sandbox comes to be: opened from a database image (a fresh one's is the empty,
+   * migrated image; a fork's and a loaded snapshot's are copies), its clock at its start or at its
+   * source's now, its scenario loaded.
+   */
+  private async openFrom(input: CreateInput, from: Source): Promise<SandboxSummary & { merchant: SandboxMerchant }> {
+    this.checkInput(input);
+    const ttlMs = this.ttlOf(input.ttl);
     const now = this.o.wallNow();
     const id = this.ids.next("sandbox");
-    const start = startMs ?? this.o.rootNow();
+    const start = from.copied ? from.copied.nowMs : from.startMs;
     const row: Row = {
       id,
       name: input.name ?? null,
-      startMs: start,
-      scenario: null,
+      startMs: from.startMs,
+      scenario: (from.scenario ?? null) as Row["scenario"],
       ttlMs,
       createdReal: now,
       lastUsedReal: now,
@@ -236,7 +318,22 @@ export class SandboxRegistry {
     this.creating++;
     let comp: Composition;
     try {
-      comp = await this.o.open(this.spec(row, this.image(), true));
+      let image = from.image;
+      if (from.copied) {
+        if (this.memory) this.origins.set(id, from.image);
+        else {
+          // its database and the image its reset goes back to, written off the event loop
+          const path = this.pathOf(id);
+          await mkdirOf(path);
+          await Promise.all([writeFile(path, walImage(Buffer.from(from.image))), writeFile(originPath(path), from.image)]);
+          image = this.image();
+        }
+      }
+      comp = await this.o.open({ ...this.spec(row, image, !from.copied), anchorNowMs: start });
+    } catch (err) {
+      this.origins.delete(id);
+      this.removeFiles(id);
+      throw err;
     } finally {
       this.creating--;
     }
@@ -249,15 +346,18 @@ export class SandboxRegistry {
       if (input.scenario !== undefined) {
         const loaded = comp.loadScenario(input.scenario);
         merchants = loaded.merchants;
-        row.scenario = loaded.stored;
+        row.scenario = loaded.stored as Row["scenario"];
+      } else if (from.copied && isScenario(row.scenario)) {
+        merchants = row.scenario.merchants;
       }
       inTransaction(this.o.rootDb, () => this.o.rootDb.insert(sandboxes).values(row).run());
     } catch (err) {
       // nothing left behind: its database goes with it
+      this.origins.delete(id);
       void this.discard(comp, id);
       throw err;
     }
-    // its time starts now that it is ready: the 201 says `now` = startTime
+    // its time starts now that it is ready: the 201 says `now` = startTime (or its source's now)
     comp.startClockAt(start);
     row.clockReal = this.o.wallNow();
     this.rows.set(id, row);
@@ -418,6 +518,7 @@ export class SandboxRegistry {
       fresh,
       startMs: row.startMs,
       scenario: row.scenario ?? undefined,
+      origin: this.origins.get(row.id),
       baseUrl: `${this.o.publicUrl()}${basePathOf(row.id)}`,
       basePath: basePathOf(row.id),
     };
@@ -518,6 +619,7 @@ export class SandboxRegistry {
     this.rows.delete(id);
     this.dirty.delete(id);
     this.images.delete(id);
+    this.origins.delete(id);
     this.o.rootDb.delete(sandboxes).where(eq(sandboxes.id, id)).run();
     const entry = this.opened.get(id);
     if (entry) {
@@ -551,6 +653,7 @@ export class SandboxRegistry {
     if (this.memory) return;
     const path = this.pathOf(id);
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    rmSync(originPath(path), { force: true });
   }
 
   /** Last use and the heartbeat (how far the clocks ran before a crash) go to the root's database. */
@@ -601,6 +704,17 @@ export class SandboxRegistry {
 }
 
 export const basePathOf = (id: string) => `/sandboxes/${id}`;
+
+/** Where a file-backed copy keeps the image it was made from, beside its database. */
+export const originPath = (path: string) => `${path}-origin`;
+
+const mkdirOf = (path: string) => mkdir(dirname(path), { recursive: true });
+
+function isScenario(s: unknown): s is { merchants: SandboxMerchant[] } {
+  return typeof s === "object" && s !== null && Array.isArray((s as { merchants?: unknown }).merchants);
+}
+
+const shorten = (id: string) => (id.length > 64 ? `${id.slice(0, 64)}…` : id);
 
 function pickMerchant(m: SandboxMerchant): SandboxMerchant {
   return {

@@ -1,11 +1,23 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
+import { invalidField } from "../platform/errors.js";
+import { SNAPSHOT_TYPE } from "../snapshots/snapshots.wire.js";
 import type { SandboxRegistry } from "./registry.js";
 import { createSandboxRoute, deleteSandboxRoute, getSandboxRoute, listSandboxesRoute } from "./sandboxes.routes.js";
 
 /** The root's `/_sandbox/sandboxes` (docs/parallel-suites.md). */
 export function registerSandboxes(app: OpenAPIHono<AppEnv>, registry: SandboxRegistry) {
-  app.openapi(createSandboxRoute, async (c) => c.json(await registry.create(c.req.valid("json") ?? {}), 201));
+  app.openapi(createSandboxRoute, async (c) => {
+    // a snapshot file as the body: a sandbox started from it (docs/snapshots.md)
+    if ((c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() === SNAPSHOT_TYPE) {
+      const { name, ttl } = c.req.valid("query");
+      return c.json(await registry.load(Buffer.from(await c.req.arrayBuffer()), { name, ttl }), 201);
+    }
+    const body = c.req.valid("json") ?? {};
+    // the document lists the snapshot's binary schema beside the JSON one; a JSON body is always the object
+    if (typeof body === "string") throw invalidField("body", "a JSON object, or a snapshot file with its content type");
+    return c.json(await registry.create(body), 201);
+  });
   app.openapi(listSandboxesRoute, (c) => c.json(registry.list(), 200));
   app.openapi(getSandboxRoute, (c) => c.json(registry.get(c.req.valid("param").id), 200));
   app.openapi(deleteSandboxRoute, async (c) => {

@@ -9,6 +9,7 @@ import {
   pathParam,
 } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
+import { LoadSnapshotQuerySchema, SNAPSHOT_TYPE, SnapshotFileSchema } from "../snapshots/snapshots.wire.js";
 
 const tags = ["Sandboxes"];
 const security = ADMIN_SECURITY;
@@ -29,6 +30,11 @@ export const CreateSandboxSchema = z
       "ISO 8601 duration of real time without a request after which it is deleted (default PT1H, PT1S to P7D)",
       "PT1H",
     ).optional(),
+    from: z.string().min(1).max(200).optional().openapi({
+      description:
+        "A fork: `root` or a sandbox id; the new sandbox starts as a copy of its state at this instant, its clock at the same now (not with startTime or scenario; docs/snapshots.md)",
+      example: "sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M",
+    }),
   })
   .openapi("CreateSandboxRequest");
 
@@ -62,10 +68,18 @@ export const createSandboxRoute = createRoute({
   tags,
   security,
   summary: "A new isolated sandbox under its own base URL, with its own clock (docs/parallel-suites.md)",
-  request: { body: { required: false, content: { "application/json": { schema: CreateSandboxSchema } } } },
+  description:
+    "A fresh sandbox; with `from`, a copy of a running one (a fork); with a snapshot file as the body (Content-Type: application/vnd.paysandbox.snapshot, `name` and `ttl` in the query), one started from it (docs/snapshots.md).",
+  request: {
+    query: LoadSnapshotQuerySchema,
+    body: {
+      required: false,
+      content: { "application/json": { schema: CreateSandboxSchema }, [SNAPSHOT_TYPE]: { schema: SnapshotFileSchema } },
+    },
+  },
   responses: {
     201: jsonResponse(CreatedSandboxSchema, "Created and open"),
-    ...errorResponses(400, 401),
+    ...errorResponses(400, 401, 404, 413),
     429: {
       description: "SANDBOX_MAX_SANDBOXES reached; nothing created",
       content: { "application/json": { schema: ErrorSchema } },

@@ -244,3 +244,27 @@ export class WebhooksRepo {
       .all();
   }
 }
+
+/** The note a copy's journal shows on what its source still had to send (docs/snapshots.md). */
+export const SKIPPED_COPIED = "skipped (copied): pending in the sandbox this one was copied from; a copy never sends it";
+
+/**
+ * In a copy of a sandbox (docs/snapshots.md): every delivery still pending in the source (due, waiting
+ * behind another, or on the wire) becomes `skipped`, with the note as its last attempt's error, so the
+ * copy never sends what its source sends. Returns how many.
+ */
+export function skipCopiedDeliveries(db: Db, at: number): number {
+  const sqlite = db.$client;
+  sqlite
+    .prepare(
+      `INSERT INTO webhook_attempts (delivery_id, n, at, http_status, error)
+       SELECT id, attempt_count + 1, ?, NULL, ? FROM webhook_deliveries WHERE status = 'pending'`,
+    )
+    .run(at, SKIPPED_COPIED);
+  return sqlite
+    .prepare(
+      `UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, in_flight_since = NULL, updated_at = ?
+       WHERE status = 'pending'`,
+    )
+    .run(at).changes;
+}

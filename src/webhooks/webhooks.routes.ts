@@ -6,13 +6,18 @@ import { CHAOS_MODES } from "./chaos.js";
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
 
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipped"] as const;
 
 export const WebhookAttemptSchema = z
   .object({
     at: instant("Virtual time the attempt started"),
     httpStatus: z.number().int().nullable().openapi({ description: "The receiver's status, null when none came" }),
-    error: z.string().nullable().openapi({ description: "Why no response came (timeout, refused, interrupted)" }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({
+        description: "Why no response came (timeout, refused, interrupted), or `skipped (copied)` (docs/snapshots.md)",
+      }),
   })
   .openapi("WebhookAttempt");
 
@@ -23,7 +28,9 @@ export const WebhookDeliverySchema = z
     url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
     headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
     body: z.unknown().openapi({ description: "The callback body, as sent (docs/webhooks.md)" }),
-    status: z.enum(DELIVERY_STATUSES),
+    status: z.enum(DELIVERY_STATUSES).openapi({
+      description: "skipped: pending in the sandbox this one was copied from, never sent by the copy (docs/snapshots.md)",
+    }),
     transactionId: z.string().nullable(),
     subscriptionId: z.string().nullable(),
     eventStatus: z.string().openapi({ description: "The transactionStatus the callback reports" }),

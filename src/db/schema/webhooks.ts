@@ -21,7 +21,7 @@ export const webhookDeliveries = sqliteTable(
     url: text("url").notNull(),
     headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
     body: text("body").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed"] }).notNull(),
+    status: text("status", { enum: ["pending", "delivered", "failed", "skipped"] }).notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at"),
     /** Virtual ms an attempt started and has not yet been recorded; set across a crash. */

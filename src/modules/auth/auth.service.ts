@@ -3,6 +3,11 @@
  * a per-instance secret kept in the database, valid 30 days of virtual time. A token follows its
  * merchant: its `sv` claim is an HMAC of the merchant's secret at issue time, so a token
  * issued before the secret changed (a scenario reloading the merchant) is refused.
+ *
+ * A copy of a sandbox (docs/snapshots.md) is a lineage: it signs with a secret of its own, so a token
+ * it issues is refused by its source and by every other sandbox, and it still accepts the tokens its
+ * source had issued up to the copy (signed by the source's secret, issued at or before that instant),
+ * so a test can use the token it saved when it built the world.
  */
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
@@ -17,6 +22,36 @@ import type { AuthResponse } from "./auth.wire.js";
 
 export const TOKEN_TTL_SECONDS = 30 * 24 * 3600;
 const SECRET_KEY = "jwt_secret";
+/** The secrets of the sandboxes this one was copied from, each with the last second (iat) it accepts. */
+const INHERITED_KEY = "jwt_inherited";
+
+interface Inherited {
+  secret: string;
+  untilSec: number;
+}
+
+function inheritedOf(db: Db): Inherited[] {
+  const row = db.select().from(sandboxState).where(eq(sandboxState.key, INHERITED_KEY)).get();
+  return row ? (JSON.parse(row.value) as Inherited[]) : [];
+}
+
+/**
+ * In a copy made at virtual `nowMs`: a new signing secret, the source's kept for the tokens it issued
+ * until then (with those it had inherited itself).
+ */
+export function inheritSecrets(db: Db, nowMs: number): void {
+  const row = db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
+  if (!row) return; // never opened: it issued nothing
+  const value = JSON.stringify([...inheritedOf(db), { secret: row.value, untilSec: Math.floor(nowMs / 1000) }]);
+  db.insert(sandboxState)
+    .values({ key: INHERITED_KEY, value })
+    .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
+    .run();
+  db.update(sandboxState).set({ value: randomSecret() }).where(eq(sandboxState.key, SECRET_KEY)).run();
+}
+
+const importKey = (secret: string) =>
+  crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 const CACHE_LIMIT = 10_000;
 
 export class AuthService {
@@ -26,7 +61,9 @@ export class AuthService {
   /** The last token per merchant: the JWT is a pure function of (merchant, iat second), so reuse it. */
   private readonly lastIssued = new Map<string, { iat: number; sv: string; token: string }>();
   /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
-  private readonly verified = new Map<string, { sub: string; sv: string; expMs: number }>();
+  private readonly verified = new Map<string, { sub: string; sv: string; expMs: number; secret: string }>();
+  /** The secrets inherited from the sandboxes this one was copied from (none for most). */
+  private readonly inherited: Array<Inherited & { key?: Promise<CryptoKey> }>;
 
   constructor(
     db: Db,
@@ -40,15 +77,17 @@ export class AuthService {
       this.secret = randomSecret();
       db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
     }
+    this.inherited = inheritedOf(db);
   }
 
   /** The secret-version claim: an HMAC (keyed by the instance secret) of the merchant's secret, never the secret itself. */
-  private secretVersion(merchantSecret: string): string {
-    return createHmac("sha256", this.secret).update(merchantSecret).digest("base64url").slice(0, 22);
+  private secretVersion(merchantSecret: string, secret = this.secret): string {
+    return createHmac("sha256", secret).update(merchantSecret).digest("base64url").slice(0, 22);
   }
 
   private readonly svCache = new Map<string, string>();
-  private secretVersionCached(merchantSecret: string): string {
+  private secretVersionCached(merchantSecret: string, secret: string): string {
+    if (secret !== this.secret) return this.secretVersion(merchantSecret, secret);
     let sv = this.svCache.get(merchantSecret);
     if (sv === undefined) {
       if (this.svCache.size >= CACHE_LIMIT) this.svCache.clear();
@@ -59,11 +98,22 @@ export class AuthService {
   }
 
   private signingKey(): Promise<CryptoKey> {
-    this.key ??= crypto.subtle.importKey("raw", new TextEncoder().encode(this.secret), { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]);
+    this.key ??= importKey(this.secret);
     return this.key;
+  }
+
+  /** The claims of a token signed by an inherited secret and issued before its copy, else undefined. */
+  private async verifyInherited(jwt: string): Promise<{ payload: Record<string, unknown>; secret: string } | undefined> {
+    for (const i of this.inherited) {
+      i.key ??= importKey(i.secret);
+      try {
+        const payload = await verify(jwt, await i.key, { alg: "HS256", exp: false, nbf: false, iat: false });
+        if (typeof payload.iat === "number" && payload.iat <= i.untilSec) return { payload, secret: i.secret };
+      } catch {
+        // not this one's
+      }
+    }
+    return undefined;
   }
 
   /**
@@ -103,22 +153,25 @@ export class AuthService {
     let claims = this.verified.get(jwt);
     if (!claims) {
       let payload: Record<string, unknown>;
+      let secret = this.secret;
       try {
         payload = await verify(jwt, await this.signingKey(), { alg: "HS256", exp: false, nbf: false, iat: false });
       } catch {
-        throw unauthorized("Invalid access token");
+        const inherited = this.inherited.length > 0 ? await this.verifyInherited(jwt) : undefined;
+        if (!inherited) throw unauthorized("Invalid access token");
+        ({ payload, secret } = inherited);
       }
       if (typeof payload.sub !== "string" || typeof payload.exp !== "number" || typeof payload.sv !== "string") {
         throw unauthorized("Invalid access token");
       }
-      claims = { sub: payload.sub, sv: payload.sv, expMs: payload.exp * 1000 };
+      claims = { sub: payload.sub, sv: payload.sv, expMs: payload.exp * 1000, secret };
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(jwt, claims);
     }
     if (this.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
     const merchant = this.merchants.byKey(claims.sub);
     if (!merchant) throw unauthorized("Invalid access token");
-    if (claims.sv !== this.secretVersionCached(merchant.merchantSecret)) {
+    if (claims.sv !== this.secretVersionCached(merchant.merchantSecret, claims.secret)) {
       throw unauthorized("Access token revoked: the merchant's secret has changed");
     }
     return merchant;

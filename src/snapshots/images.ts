@@ -1,0 +1,172 @@
+/**
+ * Database images of sandboxes (docs/snapshots.md): taken from a running one, checked and brought up to
+ * date when they come from a file, and made into a copy's starting state. A fresh sandbox, a fork and
+ * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
+ */
+import type Database from "better-sqlite3";
+import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { commitNow } from "../db/commit.js";
+import { sandboxes } from "../db/schema/index.js";
+import { Sqlite } from "../db/sqlite-driver.js";
+import { inheritSecrets } from "../modules/auth/auth.service.js";
+import { ManualClock, toIso } from "../platform/clock.js";
+import { badRequest } from "../platform/errors.js";
+import { ClockStore } from "../control/clock-store.js";
+import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
+import { readSnapshot, type Snapshot, type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
+
+/** A sandbox's state at one instant: its database image and its clock's now. */
+export interface State {
+  image: Buffer;
+  nowMs: number;
+}
+
+/**
+ * The state of a running sandbox now: what it acknowledged is committed first (a group-commit batch
+ * stays open across a turn, src/db/commit.ts), then `serialize()` copies every page at once, in this
+ * turn: nothing half-written, nothing acknowledged missing (docs/snapshots.md#consistency). Measured
+ * against `VACUUM INTO` and the online backup in docs/snapshots.md.
+ */
+export function takeState(db: Db, nowMs: number): State {
+  commitNow(db.$client);
+  return { image: journalImage(db.$client.serialize()), nowMs };
+}
+
+/** The migrations a database has (how far its schema is). */
+export function migrationsOf(sqlite: Database.Database): number {
+  return appliedMigrations(sqlite).length;
+}
+
+/** `GET /_sandbox/snapshot`: the file of a state. */
+export function snapshotFile(state: State, meta: Omit<SnapshotMeta, "now">, migrations: number): Buffer {
+  return writeSnapshot({ migrations, nowMs: state.nowMs, meta: { now: toIso(state.nowMs), ...meta }, image: state.image });
+}
+
+const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
+
+/**
+ * A snapshot file as a state this build opens, or a 400 saying why not: an older schema is migrated
+ * (the migrations it lacks run on it), a newer one or a database that is not ours is refused.
+ */
+export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta } {
+  const snap: Snapshot = readSnapshot(bytes);
+  const ours = migrationHashes();
+  if (snap.migrations > ours.length) {
+    throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
+  }
+  let image: Buffer = Buffer.from(snap.image);
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Sqlite(journalImage(image));
+  } catch {
+    throw refused("its database is not a SQLite database");
+  }
+  try {
+    let applied: string[];
+    try {
+      applied = appliedMigrations(sqlite);
+    } catch {
+      throw refused("its database is not a SQLite database");
+    }
+    if (applied.length !== snap.migrations || applied.some((h, i) => h !== ours[i])) {
+      throw refused("its database is not a paysandbox database (its migrations differ from this server's)");
+    }
+  } finally {
+    sqlite.close();
+  }
+  if (snap.migrations < ours.length) {
+    // an older schema: the migrations it lacks run over it
+    const db = openDb(":memory:", { image, migrated: false });
+    image = db.$client.serialize();
+    db.$client.close();
+  }
+  return { state: { image, nowMs: snap.nowMs }, meta: snap.meta };
+}
+
+/**
+ * A copy's starting image (docs/snapshots.md): the source's state with what must not carry over
+ * settled. Deliveries pending in the source are `skipped (copied)`, never sent by the copy; the
+ * copy signs its tokens with a secret of its own and accepts those its source had issued; the
+ * registry rows of other sandboxes (a copy of the root) are dropped; its clock is saved at the
+ * source's now. Ids need nothing: every id handed out is time-ordered random (src/platform/ids.ts).
+ */
+export function copyImage(state: State): Buffer {
+  const db = openDb(":memory:", { image: state.image });
+  try {
+    adopt(db, state.nowMs);
+    return db.$client.serialize();
+  } finally {
+    db.$client.close();
+  }
+}
+
+function adopt(db: Db, nowMs: number): void {
+  inTransaction(db, () => {
+    skipCopiedDeliveries(db, nowMs);
+    inheritSecrets(db, nowMs);
+    db.delete(sandboxes).run();
+    new ClockStore(db, new ManualClock(nowMs)).save();
+  });
+}
+
+/** Where a sandbox came from (docs/snapshots.md): what a snapshot of it says, and what its reset goes back to. */
+export interface Lineage {
+  /** `root` or its sandbox id. */
+  source: string;
+  /** Where its reset puts its clock (undefined: the root's start time, else its now). */
+  startMs: number | undefined;
+  /** The scenario document it was created with, which its reset reloads; null for none. */
+  scenario: unknown;
+  /** The image it was copied from, which `reset {"snapshot": true}` goes back to; undefined when it is no copy. */
+  origin(): Buffer | undefined;
+}
+
+export const ROOT_LINEAGE: Lineage = { source: "root", startMs: undefined, scenario: null, origin: () => undefined };
+
+/** A sandbox's state now with what a copy of it needs to know (the registry's forks, `GET /_sandbox/snapshot`). */
+export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): number } }): {
+  state: State;
+  meta: Omit<SnapshotMeta, "now">;
+  migrations: number;
+} {
+  const state = takeState(ctx.db, ctx.clock.nowMs());
+  const { source, startMs, scenario } = ctx.lineage;
+  return {
+    state,
+    meta: { source, startMs: startMs ?? state.nowMs, scenario: scenario ?? null },
+    migrations: migrationsOf(ctx.db.$client),
+  };
+}
+
+/**
+ * `reset {"snapshot": true}`: every table but the live events (whose ids only grow) and the
+ * registry's rows back to what they were in `origin`, in one transaction. Returns the origin's now.
+ */
+export function restoreImage(db: Db, origin: Buffer): number {
+  const src = new Sqlite(Buffer.from(origin));
+  try {
+    const tables = (
+      src
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('events', 'sandboxes', '__drizzle_migrations')",
+        )
+        .all() as Array<{ name: string }>
+    ).map((t) => t.name);
+    const sqlite = db.$client;
+    inTransaction(db, () => {
+      sqlite.pragma("defer_foreign_keys = ON");
+      for (const table of tables) {
+        sqlite.prepare(`DELETE FROM "${table}"`).run();
+        const read = src.prepare(`SELECT * FROM "${table}"`).raw();
+        const columns = read.columns().map((c) => `"${c.name}"`);
+        const insert = sqlite.prepare(
+          `INSERT INTO "${table}" (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+        );
+        for (const row of read.iterate() as IterableIterator<unknown[]>) insert.run(row);
+      }
+    });
+    return new ClockStore(db, new ManualClock(0)).load() ?? 0;
+  } finally {
+    src.close();
+  }
+}

@@ -1,0 +1,20 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppContext } from "../context.js";
+import type { AppEnv } from "../http/env.js";
+import { toIso } from "../platform/clock.js";
+import { snapshotFile, snapshotOf } from "./images.js";
+import { snapshotRoute } from "./snapshots.routes.js";
+import { SNAPSHOT_TYPE } from "./snapshots.wire.js";
+
+/** `GET {base}/_sandbox/snapshot` (docs/snapshots.md), in the root and every sandbox. */
+export function registerSnapshots(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+  app.openapi(snapshotRoute, (c) => {
+    const { state, meta, migrations } = snapshotOf(ctx);
+    const file = snapshotFile(state, meta, migrations);
+    const stamp = toIso(state.nowMs).replace(/[:.]/g, "-");
+    return c.body(new Uint8Array(file), 200, {
+      "content-type": SNAPSHOT_TYPE,
+      "content-disposition": `attachment; filename="${meta.source}-${stamp}.paysandbox"`,
+    });
+  });
+}
