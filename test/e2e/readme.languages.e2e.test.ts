@@ -182,14 +182,10 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
         // the page's own vitest.config.ts (a globalSetup), else the plainest one
         const config = files.has("vitest.config.ts") ? "vitest.config.ts" : "vitest.config.mjs";
         if (!files.has(config)) writeFileSync(join(dir, config), "export default { test: { include: ['*.test.ts'] } };\n");
-        const r = await run(
-          process.execPath,
-          [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mjs"],
-          {
-            cwd: dir,
-            env: { PAYSANDBOX_URL: server.url },
-          },
-        );
+        const r = await run(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config], {
+          cwd: dir,
+          env: { PAYSANDBOX_URL: server.url },
+        });
         ran++;
         expect(r.code, r.output).toBe(0);
         // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of vitest's own output
