@@ -19,7 +19,15 @@ import type { Logger } from "./logger.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
-import { type Composition, type OpenSpec, originPath, SANDBOX_ID, SandboxRegistry, sandboxNotFound } from "./sandboxes/registry.js";
+import {
+  type Composition,
+  type OpenSpec,
+  originPath,
+  SANDBOX_ID,
+  SandboxRegistry,
+  type SandboxSummary,
+  sandboxNotFound,
+} from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
 import { snapshotOf, takeState } from "./snapshots/images.js";
@@ -78,7 +86,7 @@ export function createServer(opts: ServerOptions): Server {
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
   const root = createContext({ config, clock: opts.clock, logger, publicUrl, ...pick(opts) });
 
-  const sandboxes = new SandboxRegistry({
+  const sandboxes: SandboxRegistry = new SandboxRegistry({
     rootDb: root.db,
     dbPath: config.db,
     maxSandboxes: config.maxSandboxes,
@@ -89,13 +97,22 @@ export function createServer(opts: ServerOptions): Server {
     image: sandboxImage,
     rootState: () => snapshotOf(root),
     open: (spec) =>
-      openSandbox(spec, { config, logger, wallNow, publicUrl, groupCommit: opts.groupCommit ?? false, webhooks: opts.webhooks }),
+      openSandbox(spec, {
+        config,
+        logger,
+        wallNow,
+        publicUrl,
+        groupCommit: opts.groupCommit ?? false,
+        webhooks: opts.webhooks,
+        fork: (from) => sandboxes.create({ from }),
+      }),
     logger,
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
   });
   const rootApp = createApp(root, { routes: [(app) => registerSandboxes(app, sandboxes)] });
   root.sandboxList = () => sandboxes.list();
+  root.fork = () => sandboxes.create({ from: "root" });
 
   const fetch = (req: Request, env?: unknown): Response | Promise<Response> => {
     const url = req.url;
@@ -180,6 +197,8 @@ interface Shared {
   publicUrl: () => string;
   groupCommit: boolean;
   webhooks: DispatcherOptions | undefined;
+  /** A copy of a sandbox as it is now (docs/snapshots.md): the dashboard's Fork. */
+  fork: (from: string) => Promise<SandboxSummary>;
 }
 
 /**
@@ -233,6 +252,7 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
         origin: () => spec.origin ?? (spec.path === ":memory:" ? undefined : readIfExists(originPath(spec.path))),
       },
     });
+    ctx.fork = () => shared.fork(spec.id);
     const source = "POST /_sandbox/sandboxes (scenario)";
     let scenario = spec.scenario ?? null;
     if (spec.scenario !== undefined) {

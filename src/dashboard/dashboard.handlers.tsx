@@ -16,11 +16,13 @@ import { EventsQuerySchema } from "../events/events.routes.js";
 import type { AppEnv } from "../http/env.js";
 import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../modules/transactions/kinds.js";
 import type { CompleteInput, TransactionLifecycle } from "../modules/transactions/lifecycle.js";
-import type { Clock } from "../platform/clock.js";
+import { type Clock, toIso } from "../platform/clock.js";
 import { invalidField, missingField, notFound, SandboxError } from "../platform/errors.js";
 import { APM_METHODS, DECLINE_CODES } from "../platform/fixtures.js";
 import type { Recorder } from "../recording/recorder.js";
 import { type RecordingDeps, recordingFile, recordingYaml } from "../recording/recording.handlers.js";
+import { type Lineage, snapshotFile, snapshotOf } from "../snapshots/images.js";
+import { SNAPSHOT_TYPE } from "../snapshots/snapshot-file.js";
 import type { WebhookJournal } from "../webhooks/journal.js";
 import { DashboardAccess, localPath } from "./access.js";
 import {
@@ -54,6 +56,10 @@ export interface DashboardDeps {
   publicUrl: () => string;
   /** The server's other sandboxes (the root only). */
   sandboxList?: (() => readonly SandboxListItem[]) | undefined;
+  /** A copy of this sandbox as a new one of the server (docs/snapshots.md); none outside a server. */
+  fork?: (() => Promise<{ id: string; baseUrl: string }>) | undefined;
+  /** What its snapshot says it came from (docs/snapshots.md). */
+  lineage: Lineage;
   /** What is done here, the dashboard's own actions included, for the recording (docs/recording.md). */
   recorder: Recorder;
   scenarios: RecordingDeps["scenarios"];
@@ -242,6 +248,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
     flash: readFlash(c),
     loggedIn: access.guarded,
     eventsSince: ctx.events.newest,
+    canFork: ctx.fork !== undefined,
   });
 
   const merchantOptions = (): { rows: MerchantRow[]; options: MerchantOption[] } => {
@@ -426,6 +433,34 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
     c.header("Content-Disposition", 'attachment; filename="recording.yaml"');
     c.header("Cache-Control", "no-store");
     return c.body(recordingYaml(recordingFile(ctx)), 200, { "content-type": "application/yaml; charset=utf-8" });
+  });
+
+  // the sandbox's whole state as a file (GET /_sandbox/snapshot behind the dashboard's session, docs/snapshots.md)
+  app.get("/dashboard/snapshot", (c) => {
+    const { state, meta, migrations } = snapshotOf(ctx);
+    const stamp = toIso(state.nowMs).replace(/[:.]/g, "-");
+    c.header("Content-Disposition", `attachment; filename="${meta.source}-${stamp}.paysandbox"`);
+    c.header("Cache-Control", "no-store");
+    return c.body(new Uint8Array(snapshotFile(state, meta, migrations)), 200, { "content-type": SNAPSHOT_TYPE });
+  });
+
+  // Fork: a new sandbox, a copy of this one now (docs/snapshots.md); the browser lands on the copy's
+  // dashboard, at the path of its baseUrl on the host the browser used (the public URL may name another)
+  app.post("/dashboard/fork", async (c) => {
+    const form = await readForm(c);
+    const fork = ctx.fork;
+    if (!fork) return act(c, localPath(form.back), () => Promise.reject(notFound("Fork: this sandbox is not part of a server")));
+    let copy: { id: string; baseUrl: string };
+    try {
+      copy = await fork();
+    } catch (err) {
+      return act(c, localPath(form.back), () => Promise.reject(err));
+    }
+    setFlash(c, {
+      kind: "ok",
+      text: `Forked ${ctx.lineage.source} as ${copy.id}: this is the copy, its clock at the source's now.`,
+    });
+    return c.redirect(new URL(`${new URL(copy.baseUrl).pathname}/`, c.req.url).href, 303);
   });
 
   // the pages' live updates: the stream of /_sandbox/events, behind the dashboard's session (an
