@@ -34,9 +34,9 @@ import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerWallet } from "./modules/wallet/wallet.handlers.js";
 import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
 import { registerRecording } from "./recording/recording.handlers.js";
-import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 import { SNAPSHOT_TYPE } from "./snapshots/snapshot-file.js";
 import { registerSnapshots } from "./snapshots/snapshots.handlers.js";
+import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** A snapshot file posted to create a sandbox from (docs/snapshots.md). */

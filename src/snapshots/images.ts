@@ -4,6 +4,7 @@
  * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
  */
 import type Database from "better-sqlite3";
+import { ClockStore } from "../control/clock-store.js";
 import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
 import { sandboxes } from "../db/schema/index.js";
@@ -11,7 +12,6 @@ import { Sqlite } from "../db/sqlite-driver.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
 import { badRequest } from "../platform/errors.js";
-import { ClockStore } from "../control/clock-store.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
 import { readSnapshot, type Snapshot, type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
 

@@ -1,13 +1,13 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppContext } from "../context.js";
+import type { Db } from "../db/client.js";
 import type { AppEnv } from "../http/env.js";
 import { toIso } from "../platform/clock.js";
-import { snapshotFile, snapshotOf } from "./images.js";
+import { type Lineage, snapshotFile, snapshotOf } from "./images.js";
 import { snapshotRoute } from "./snapshots.routes.js";
 import { SNAPSHOT_TYPE } from "./snapshots.wire.js";
 
 /** `GET {base}/_sandbox/snapshot` (docs/snapshots.md), in the root and every sandbox. */
-export function registerSnapshots(app: OpenAPIHono<AppEnv>, ctx: AppContext) {
+export function registerSnapshots(app: OpenAPIHono<AppEnv>, ctx: { db: Db; clock: { nowMs(): number }; lineage: Lineage }) {
   app.openapi(snapshotRoute, (c) => {
     const { state, meta, migrations } = snapshotOf(ctx);
     const file = snapshotFile(state, meta, migrations);

@@ -12,12 +12,9 @@ export const WebhookAttemptSchema = z
   .object({
     at: instant("Virtual time the attempt started"),
     httpStatus: z.number().int().nullable().openapi({ description: "The receiver's status, null when none came" }),
-    error: z
-      .string()
-      .nullable()
-      .openapi({
-        description: "Why no response came (timeout, refused, interrupted), or `skipped (copied)` (docs/snapshots.md)",
-      }),
+    error: z.string().nullable().openapi({
+      description: "Why no response came (timeout, refused, interrupted), or `skipped (copied)` (docs/snapshots.md)",
+    }),
   })
   .openapi("WebhookAttempt");
 

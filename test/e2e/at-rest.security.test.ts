@@ -13,7 +13,8 @@
  * files under the database's folder are read while the server runs (the db, its -wal and -shm,
  * `<db>-sandboxes/`) and again after SIGTERM, and with everything it logged they are scanned: no PAN
  * in full, no CVV. The same scan must find what IS expected there (orderIds, requestIds and scenario
- * names sent, X-Request-Ids in the log), so it is known to read the right bytes.
+ * names sent, X-Request-Ids in the log), so it is known to read the right bytes. The snapshots of the
+ * root and of a sandbox (docs/snapshots.md) are scanned the same way, and a fork's files with the others.
  *
  * The scenario's own `cards` entries are the documented exception (stored as written): they hold a
  * test number that is not scanned for.
@@ -610,7 +611,22 @@ describe("no card number or CVV at rest after every feature ran once (file datab
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/^kept sandbox sbx_\w+ at /m);
 
-    // 11. what is on disk while it runs (the -wal holds every page written since the last checkpoint, the
+    // 11. snapshots of the root and of a sandbox (docs/snapshots.md), and a fork of that sandbox (its
+    // database and the image its reset goes back to are files in <db>-sandboxes/, scanned below)
+    const snapshots: Array<{ path: string; bytes: Buffer }> = [];
+    for (const base of [root, sbxBase]) {
+      const res = await fetch(`${base}/_sandbox/snapshot`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/vnd.paysandbox.snapshot");
+      snapshots.push({ path: `GET ${base}/_sandbox/snapshot`, bytes: Buffer.from(await res.arrayBuffer()) });
+    }
+    const fork = await call(root, "/_sandbox/sandboxes", { auth: false, body: { from: sbxJson.body.id } });
+    expect(fork.status).toBe(201);
+    const snapshotText = snapshots.map((f) => f.bytes.toString("latin1")).join("\n");
+    expect(expectedInRoot.filter((v) => !holds(snapshots[0]!.bytes.toString("latin1"), v))).toEqual([]);
+    expect(holds(snapshotText, `${RUN}-sbx-scenario-json`)).toBe(true);
+
+    // 12. what is on disk while it runs (the -wal holds every page written since the last checkpoint, the
     // versions overwritten since included), then after it stopped (checkpointed, the -wal folded in)
     const running = filesAtRest(server.dbPath);
     expect(running.map((f) => f.path)).toContain(`${server.dbPath}-wal`);
@@ -619,8 +635,9 @@ describe("no card number or CVV at rest after every feature ran once (file datab
     const names = files.map((f) => f.path.slice(dirname(server.dbPath).length + 1));
     expect(names).toContain("sandbox.db");
     const sandboxFiles = files.filter((f) => f.path.includes(`${server.dbPath}-sandboxes/`));
-    // the three sandboxes (two created, one by the runner) each have a database there
-    expect(new Set(sandboxFiles.map((f) => /sbx_\w+/.exec(f.path)?.[0])).size).toBe(3);
+    // the four sandboxes (two created, one by the runner, one fork) each have a database there
+    expect(new Set(sandboxFiles.map((f) => /sbx_\w+/.exec(f.path)?.[0])).size).toBe(4);
+    expect(sandboxFiles.some((f) => f.path.endsWith(".db-origin"))).toBe(true);
     const rootText = files
       .filter((f) => !sandboxFiles.includes(f))
       .map((f) => f.bytes.toString("latin1"))
@@ -639,6 +656,7 @@ describe("no card number or CVV at rest after every feature ran once (file datab
     const found = [
       ...running.flatMap((f) => leaks(f.bytes.toString("latin1"), SECRETS).map((l) => `${f.path} (running): ${l}`)),
       ...files.flatMap((f) => leaks(f.bytes.toString("latin1"), SECRETS).map((l) => `${f.path}: ${l}`)),
+      ...snapshots.flatMap((f) => leaks(f.bytes.toString("latin1"), SECRETS).map((l) => `${f.path}: ${l}`)),
       ...leaks(log, SECRETS).map((l) => `log: ${l}`),
     ];
     expect(found).toEqual([]);

@@ -42,7 +42,7 @@ describe("the dashboard's Fork and Download snapshot", () => {
     const copy = copies[0]?.id as string;
     expect(res.headers.location).toMatch(new RegExp(`/sandboxes/${copy}/$`));
     const cookie = res.headers["set-cookie"] as unknown as string[];
-    const page = await s.http.get(`/sandboxes/${copy}/`).set("accept", "text/html").set("cookie", cookie);
+    const page = await s.http.get(`/sandboxes/${copy}/`).set("accept", "text/html").set("Cookie", cookie);
     expect(page.text).toContain(`Forked ${w.id} as ${copy}`);
     const token = await s.token(`/sandboxes/${copy}`);
     const status = await s.http.get(`/sandboxes/${copy}/api/v1/payments/card/status/${w.orderId}`).set("authorization", token);

@@ -5,19 +5,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { cardPaymentBody } from "./payments.body.js";
+import { binary, SNAPSHOT, } from "./snapshots.support.js";
 
-const SNAPSHOT = "application/vnd.paysandbox.snapshot";
 let s: TestServer;
 afterEach(async () => {
   await s?.close();
 });
-
-/** supertest's binary body reader. */
-function binary(res: import("node:http").IncomingMessage, done: (err: Error | null, body: Buffer) => void) {
-  const chunks: Buffer[] = [];
-  res.on("data", (c: Buffer) => chunks.push(c));
-  res.on("end", () => done(null, Buffer.concat(chunks)));
-}
 
 async function snapshotOf(base: string): Promise<Buffer> {
   const res = await s.http.get(`${base}/_sandbox/snapshot`).buffer(true).parse(binary);
