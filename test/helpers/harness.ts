@@ -97,6 +97,8 @@ export function makeServer(
     idleMs?: number;
     webhooks?: DispatcherOptions;
     logger?: Logger;
+    /** One commit per event-loop turn in every database, as the server runs (src/db/commit.ts). */
+    groupCommit?: boolean;
   } = {},
 ): TestServer {
   const clock = new ManualClock(opts.start ?? T0);
@@ -116,6 +118,7 @@ export function makeServer(
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
+    ...(opts.groupCommit ? { groupCommit: true } : {}),
   });
   const http = agentOf(server.fetch);
   let closed = false;
