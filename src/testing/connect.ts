@@ -159,7 +159,9 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
   }
   if (created.status !== 201) {
     await closeServer(hooks.server);
-    if (created.status === 404) {
+    // a 404 that names a field is the server refusing (an unknown `from`); any other: no such route there
+    const refused = typeof created.body.errorMessage === "string" && created.body.errorMessage.startsWith("Invalid field");
+    if (created.status === 404 && !refused) {
       throw new ConnectError(
         `connectSandbox: ${root} has no POST /_sandbox/sandboxes (it answered 404): not a paysandbox server, or one from before sandboxes side by side`,
       );

@@ -131,7 +131,10 @@ describe("connectSandbox(url, {from | snapshot})", () => {
     await expect(connectSandbox(url, { snapshot: Buffer.from("not a snapshot") })).rejects.toThrow(
       /answered 400: Invalid snapshot: not a paysandbox snapshot/,
     );
-    await expect(connectSandbox(url, { from: "sbx_unknown0000000000" })).rejects.toThrow(/answered 404/);
+    // the server's 404 names the field: not mistaken for a server without sandboxes
+    await expect(connectSandbox(url, { from: "sbx_unknown0000000000" })).rejects.toThrow(
+      /answered 404: Invalid field: from \(sandbox not found: sbx_unknown0000000000\)/,
+    );
   });
 });
 
