@@ -157,6 +157,7 @@ describe("the paysandbox command line", () => {
       "cards",
       "rules",
       "startTime",
+      "snapshot",
       "steps",
     ]);
     expect(schema.properties.steps.items.properties.request).toMatchObject({ type: "string" });
