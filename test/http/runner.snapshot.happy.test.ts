@@ -62,6 +62,7 @@ describe("paysandbox run with snapshot:", () => {
       const r = await runCli([file]);
       expect(r.code, r.out + r.err).toBe(0);
       expect(r.out).toContain("2 passed, 0 failed");
+      expect(r.out).toContain(`${file} (refund, in-process sandbox from world.snapshot)`);
     }
   });
 
@@ -89,6 +90,7 @@ describe("paysandbox run with snapshot:", () => {
       const r = await runCli([file, file], { target: url });
       expect(r.code, r.out + r.err).toBe(0);
       expect(r.out).toContain("4 passed, 0 failed");
+      expect(r.out).toContain(`${file} (refund-target, ${url}, from world.snapshot)`);
       expect((await server.http.get("/_sandbox/sandboxes")).body).toEqual([]);
     } finally {
       await new Promise((resolve) => http.close(resolve));
