@@ -107,7 +107,11 @@ describe("paysandbox snapshot load", () => {
     expect(saved.err.join("\n")).toContain(`wrote ${file}`);
     const toStdout = io();
     expect(await snapshotSaveCommand({ target: url, sandbox: made.id }, toStdout.io)).toBe(0);
-    expect(Buffer.from(toStdout.out[0] as Uint8Array).subarray(0, 8).toString("latin1")).toBe("PAYSBXSN");
+    expect(
+      Buffer.from(toStdout.out[0] as Uint8Array)
+        .subarray(0, 8)
+        .toString("latin1"),
+    ).toBe("PAYSBXSN");
     expect(readFileSync(file).subarray(0, 8).toString("latin1")).toBe("PAYSBXSN");
 
     const loaded = io();
