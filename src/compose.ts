@@ -30,7 +30,7 @@ import {
 } from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
-import { snapshotOf, takeState } from "./snapshots/images.js";
+import { adoptCopy, snapshotOf, takeState } from "./snapshots/images.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
 
 export interface ServerOptions {
@@ -230,6 +230,8 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
     const stopCheckpoints = shared.groupCommit
       ? checkpointInBackground(db, spec.path)
       : async (_?: { beforeClose?: boolean }) => undefined;
+    // a copy's first open settles what must not carry over from its source, before anything runs
+    if (spec.copiedAt !== undefined) adoptCopy(db, spec.copiedAt);
     const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
     const saved = spec.fresh ? undefined : new ClockStore(db, clock).load();
     if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);

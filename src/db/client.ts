@@ -97,9 +97,9 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
  * An image as a file already in WAL mode (header bytes 18 and 19 = 2, the SQLite file format's
  * WAL marker), so opening it does not rewrite the header to switch journal modes.
  */
-export function walImage(image: Buffer): Buffer {
+export function walImage(image: Buffer, inPlace = false): Buffer {
   if (image[18] === 2 && image[19] === 2) return image;
-  const copy = Buffer.from(image);
+  const copy = inPlace ? image : Buffer.from(image);
   copy[18] = 2;
   copy[19] = 2;
   return copy;

@@ -74,6 +74,8 @@ export interface OpenSpec {
    * back to: in memory with `:memory:`; a file-backed one's is the file `originPath(path)`.
    */
   origin: Buffer | undefined;
+  /** A copy's first open: settle what must not carry over from its source, its clock at this now (docs/snapshots.md). */
+  copiedAt: number | undefined;
   baseUrl: string;
   basePath: string;
 }

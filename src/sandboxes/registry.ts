@@ -34,7 +34,7 @@ import { BUILTIN_MERCHANT } from "../modules/merchants/merchants.service.js";
 import { toIso } from "../platform/clock.js";
 import { badRequest, tooMany } from "../platform/errors.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
-import { copyImage, loadSnapshot, type State } from "../snapshots/images.js";
+import { loadSnapshot, type State } from "../snapshots/images.js";
 import type { SnapshotMeta } from "../snapshots/snapshot-file.js";
 import type { Composition, OpenSpec, SandboxMerchant } from "./composition.js";
 import { anchorNow, due, expired, idle, overflow, wakeOf } from "./eviction.js";
@@ -174,7 +174,7 @@ export class SandboxRegistry {
     this.checkInput(input);
     if (from === "root") {
       const { state, meta } = this.options.rootState();
-      return this.openFrom(input, { image: copyImage(state), copied: { nowMs: state.nowMs }, ...meta });
+      return this.openFrom(input, { image: state.image, copied: { nowMs: state.nowMs }, ...meta });
     }
     const row = this.rows.get(from);
     if (!row || this.stopped) throw fromNotFound(from);
@@ -186,7 +186,7 @@ export class SandboxRegistry {
     entry ??= await this.openRow(row);
     const state = entry.comp.state();
     return this.openFrom(input, {
-      image: copyImage(state),
+      image: state.image,
       copied: { nowMs: state.nowMs },
       startMs: row.startMs,
       scenario: row.scenario,
@@ -199,7 +199,7 @@ export class SandboxRegistry {
     const { state, meta } = loadSnapshot(bytes);
     const startMs = Number.isFinite(meta.startMs) ? meta.startMs : state.nowMs;
     return this.openFrom(input, {
-      image: copyImage(state),
+      image: state.image,
       copied: { nowMs: state.nowMs },
       startMs,
       scenario: meta.scenario ?? null,
@@ -352,7 +352,7 @@ export class SandboxRegistry {
           image = this.image();
         }
       }
-      comp = await this.options.open(this.spec(row, image, !from.copied));
+      comp = await this.options.open({ ...this.spec(row, image, !from.copied), copiedAt: from.copied?.nowMs });
     } catch (err) {
       this.origins.delete(id);
       removeFiles(this.pathOf(id));
@@ -433,6 +433,7 @@ export class SandboxRegistry {
       startMs: row.startMs,
       scenario: row.scenario ?? undefined,
       origin: this.origins.get(row.id),
+      copiedAt: undefined,
       baseUrl: `${this.options.publicUrl()}${basePathOf(row.id)}`,
       basePath: basePathOf(row.id),
     };

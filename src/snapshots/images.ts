@@ -4,10 +4,11 @@
  * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
  */
 import type Database from "better-sqlite3";
+import { eq } from "drizzle-orm";
 import { ClockStore } from "../control/clock-store.js";
 import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
-import { sandboxes } from "../db/schema/index.js";
+import { sandboxes, sandboxState } from "../db/schema/index.js";
 import { Sqlite } from "../db/sqlite-driver.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
@@ -83,29 +84,28 @@ export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta 
   return { state: { image, nowMs: snap.nowMs }, meta: snap.meta };
 }
 
-/**
- * A copy's starting image (docs/snapshots.md): the source's state with what must not carry over
- * settled. Deliveries pending in the source are `skipped (copied)`, never sent by the copy; the
- * copy signs its tokens with a secret of its own and accepts those its source had issued; the
- * registry rows of other sandboxes (a copy of the root) are dropped; its clock is saved at the
- * source's now. Ids need nothing: every id handed out is time-ordered random (src/platform/ids.ts).
- */
-export function copyImage(state: State): Buffer {
-  const db = openDb(":memory:", { image: state.image });
-  try {
-    adopt(db, state.nowMs);
-    return db.$client.serialize();
-  } finally {
-    db.$client.close();
-  }
-}
+/** Where a copy keeps the now it was made at, which its `reset {"snapshot": true}` puts its clock back to. */
+const ORIGIN_NOW_KEY = "origin_now_ms";
 
-function adopt(db: Db, nowMs: number): void {
+/**
+ * A copy's first open (docs/snapshots.md): what must not carry over from its source is settled, in
+ * its own database, before anything runs. Deliveries pending in the source are `skipped (copied)`,
+ * never sent by the copy; the copy signs its tokens with a secret of its own and accepts those its
+ * source had issued; the registry rows of other sandboxes (a copy of the root) are dropped; its clock
+ * is saved at the source's now. Ids need nothing: every id handed out is time-ordered random
+ * (src/platform/ids.ts), so the copy's and the source's never meet.
+ */
+export function adoptCopy(db: Db, nowMs: number): void {
   inTransaction(db, () => {
     skipCopiedDeliveries(db, nowMs);
     inheritSecrets(db, nowMs);
     db.delete(sandboxes).run();
     new ClockStore(db, new ManualClock(nowMs)).save();
+    const value = String(nowMs);
+    db.insert(sandboxState)
+      .values({ key: ORIGIN_NOW_KEY, value })
+      .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
+      .run();
   });
 }
 
@@ -139,16 +139,20 @@ export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): nu
 }
 
 /**
- * `reset {"snapshot": true}`: every table but the live events (whose ids only grow) and the
- * registry's rows back to what they were in `origin`, in one transaction. Returns the origin's now.
+ * `reset {"snapshot": true}`: every table back to what it was in `origin` (the image the copy was
+ * made from), in one transaction, but the live events (whose ids only grow), the registry's rows and
+ * the copy's own state (its secrets, where it was made); what the copy settled at its first open is
+ * settled again. Returns the now it was made at.
  */
 export function restoreImage(db: Db, origin: Buffer): number {
-  const src = new Sqlite(Buffer.from(origin));
+  const row = db.select().from(sandboxState).where(eq(sandboxState.key, ORIGIN_NOW_KEY)).get();
+  const nowMs = Number(row?.value ?? Number.NaN);
+  const src = new Sqlite(journalImage(Buffer.from(origin)));
   try {
     const tables = (
       src
         .prepare(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('events', 'sandboxes', '__drizzle_migrations')",
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('events', 'sandboxes', 'sandbox_state', '__drizzle_migrations')",
         )
         .all() as Array<{ name: string }>
     ).map((t) => t.name);
@@ -164,8 +168,9 @@ export function restoreImage(db: Db, origin: Buffer): number {
         );
         for (const row of read.iterate() as IterableIterator<unknown[]>) insert.run(row);
       }
+      skipCopiedDeliveries(db, nowMs);
     });
-    return new ClockStore(db, new ManualClock(0)).load() ?? 0;
+    return nowMs;
   } finally {
     src.close();
   }
