@@ -1,11 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  ADMIN_SECURITY,
-  ErrorSchema,
-  errorResponses,
-  jsonResponse,
-  pathParam,
-} from "../http/schemas.js";
+import { ADMIN_SECURITY, ErrorSchema, errorResponses, jsonResponse, pathParam } from "../http/schemas.js";
 import { LoadSnapshotQuerySchema, SNAPSHOT_TYPE, SnapshotFileSchema } from "../snapshots/snapshots.wire.js";
 import { CreatedSandboxSchema, CreateSandboxSchema, SandboxSchema } from "./sandboxes.wire.js";
 

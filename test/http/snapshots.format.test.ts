@@ -14,7 +14,7 @@ import { MerchantService } from "../../src/modules/merchants/merchants.service.j
 import { writeSnapshot } from "../../src/snapshots/snapshot-file.js";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { cardPaymentBody } from "./payments.body.js";
-import { binary, SNAPSHOT, } from "./snapshots.support.js";
+import { binary, SNAPSHOT } from "./snapshots.support.js";
 import { chargeBody, tokenizeBody } from "./subscriptions.support.js";
 
 const FIXTURE = new URL("../fixtures/snapshot-v1.paysandbox", import.meta.url).pathname;

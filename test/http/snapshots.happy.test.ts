@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { cardPaymentBody } from "./payments.body.js";
-import { binary, SNAPSHOT, } from "./snapshots.support.js";
+import { binary, SNAPSHOT } from "./snapshots.support.js";
 
 let s: TestServer;
 afterEach(async () => {
