@@ -64,6 +64,21 @@ describe("POST /_sandbox/sandboxes {from}", () => {
     expect((await s.http.get(`${base}/api/v1/payments/card/status/${inSource}`).set("authorization", token)).status).toBe(404);
   });
 
+  it("forks a sandbox the server has closed (idle): it is opened to be copied", async () => {
+    s = makeServer({ idleMs: 1_000 });
+    const src = await s.create({ startTime: "2027-03-01T00:00:00Z" });
+    const token = await s.token(src.base);
+    const tx = await pay(src.base, token);
+    s.wall.advance(5_000);
+    await s.server.tick();
+    expect(s.server.sandboxes.openCount).toBe(0);
+    const fork = await s.http.post("/_sandbox/sandboxes").send({ from: src.id });
+    expect(fork.status).toBe(201);
+    expect(fork.body.now).toBe("2027-03-01T00:00:05.000Z");
+    const base = new URL(fork.body.baseUrl).pathname;
+    expect((await s.http.get(`${base}/api/v1/payments/card/status/${tx}`).set("authorization", token)).status).toBe(200);
+  });
+
   it("forks the root", async () => {
     s = makeServer();
     const token = await s.token("");
