@@ -17,9 +17,21 @@
  *    (the server closes a sandbox 30 s after its last request, beyond the 64 it keeps open at once):
  *    the difference / 100. Target ≤ 1 MB.
  *
+ * 6. a suite of 32 test files that each fork a prepared world vs the same 32 files that each build it
+ *    with API calls (the fixture pattern of docs/snapshots.md), each way on a fresh server. The
+ *    suite's world: a sandbox at 2026-01-15T12:00Z with 20 card payments, 5 saved cards, 3 monthly
+ *    subscriptions on them, the clock advanced P2M (two charges in each) and a refund of 5.00 pending
+ *    (31 API calls and an advance); a test file: a sandbox with that world, its test (a full refund
+ *    of the second payment and a status read), its sandbox deleted. `build`: each file builds the
+ *    world in a new sandbox; `snapshot`: the world built once and saved (counted in the total), each
+ *    file starts from the file; `from`: the world built once in a sandbox, each file forks it.
+ *    32 files, BENCH_SUITE_PARALLEL (default 4) at once, after 2 warm-up files: the suite's total
+ *    wall time, the server's CPU over it (/proc), each file's p50/p99, and the speed-ups over `build`.
+ *
  * Run with `npm run bench -- snapshots`, or `npx tsx bench/snapshots.ts` after `node scripts/build.mjs`;
  * BENCH_WORLD_FILE=/tmp/world.paysandbox keeps the world's snapshot there for the next run.
- * JSON lines {"bench":"snapshot-size"|"snapshot-fork"|"snapshot-load"|"snapshot-fork-storm"|"snapshot-idle-rss",...}.
+ * JSON lines {"bench":"snapshot-size"|"snapshot-fork"|"snapshot-load"|"snapshot-fork-storm"|"snapshot-idle-rss",...}
+ * and {"bench":"snapshot-suite-build"|"snapshot-suite-snapshot"|"snapshot-suite-from",...}.
  * Exit code 1 only for wrong answers; a missed target is printed as MISSED.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -35,8 +47,11 @@ import {
   timedCall as call,
   emit,
   healthProbe,
+  merchantToken,
   paymentBody,
   percentile,
+  processCpuMs,
+  type Running,
   startSandbox,
 } from "./lib.js";
 
@@ -231,6 +246,217 @@ try {
   agent.destroy();
   await server.stop();
 }
+// 6. the suite comparison, each way on a fresh server
+const SUITE_FILES = 32;
+const SUITE_WARMUP = 2;
+const SUITE_PARALLEL = Number(process.env.BENCH_SUITE_PARALLEL ?? 4);
+const SUITE_START = "2026-01-15T12:00:00Z";
+type SuiteWay = "build" | "snapshot" | "from";
+/** The size of the world's snapshot file. */
+let suiteWorldBytes: number | undefined;
+
+async function suiteCall<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const binary = body instanceof Uint8Array;
+  const res = await fetch(url, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": binary ? SNAPSHOT : "application/json" }), ...headers },
+    ...(body === undefined
+      ? {}
+      : { body: binary ? new Uint8Array(body) : typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  return (res.status === 204 ? {} : await res.json()) as T;
+}
+
+/** The suite's world (see the header, 6.) in the sandbox at `base`; the second payment's id, which the test refunds. */
+async function suiteWorld(base: string): Promise<string> {
+  const auth = { authorization: await merchantToken(base) };
+  const paid: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await suiteCall<{ transactionId: string }>("POST", `${base}/api/v1/payments/card`, paymentBody(`pay-${i}`), auth);
+    paid.push(r.transactionId);
+  }
+  for (let i = 0; i < 5; i++) {
+    const { token } = await suiteCall<{ token: string }>(
+      "POST",
+      `${base}/api/v1/payments/card/tokenize`,
+      {
+        requestId: `tok-${i}`,
+        merchantId: 1001,
+        card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "123" },
+        billingDetails: {
+          firstName: "Bench",
+          lastName: "Mark",
+          address1: "1 Load St",
+          city: "London",
+          state: "LDN",
+          country: "GB",
+          postalCode: "N1 9GU",
+          email: "bench@example.com",
+          dateOfBirth: "1990-01-31",
+        },
+      },
+      auth,
+    );
+    if (i >= 3) continue;
+    await suiteCall(
+      "POST",
+      `${base}/api/v1/payments/card/recurring`,
+      {
+        requestId: `sub-${i}`,
+        mid: "sandbox-mid-001",
+        cardToken: token,
+        plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: SUITE_START.slice(0, 10) },
+        order: { orderId: `plan-${i}` },
+        device: { ip: "203.0.113.7", userAgent: "bench" },
+        // nothing listens there: its deliveries fail at once and wait for their retries (a copy skips them)
+        callbackUrl: "http://127.0.0.1:9/hooks",
+        successRedirectUrl: "https://shop.example/ok",
+        failureRedirectUrl: "https://shop.example/ko",
+      },
+      auth,
+    );
+  }
+  await suiteCall("POST", `${base}/_sandbox/clock/advance`, { by: "P2M" });
+  // a token lives 30 virtual days: a new one after the advance
+  auth.authorization = await merchantToken(base);
+  await suiteCall(
+    "POST",
+    `${base}/v1/refunds/card`,
+    { requestId: "refund-world", mid: "sandbox-mid-001", transactionId: paid[0], amount: "5.00", reason: "bench" },
+    auth,
+  );
+  return paid[1] as string;
+}
+
+/** A test file's test: the full refund of the world's second payment, then its status. */
+async function suiteTest(base: string, orderId: string): Promise<void> {
+  const auth = { authorization: await merchantToken(base) };
+  const refund = await suiteCall<{ transactionStatus: string }>(
+    "POST",
+    `${base}/v1/refunds/card`,
+    { requestId: crypto.randomUUID(), mid: "sandbox-mid-001", transactionId: orderId, amount: "20.50", reason: "bench" },
+    auth,
+  );
+  if (refund.transactionStatus !== "PENDING") throw new Error(`refund is ${refund.transactionStatus}`);
+  await suiteCall("GET", `${base}/api/v1/payments/card/status/${orderId}`, undefined, auth);
+}
+
+interface SuitePrepared {
+  /** How a file gets its sandbox with the world; the order it refunds. */
+  create(name: string): Promise<{ id: string; base: string; orderId: string }>;
+}
+
+async function suitePrepare(server: Running, way: SuiteWay): Promise<SuitePrepared> {
+  const sandboxes = `${server.url}/_sandbox/sandboxes`;
+  const baseOf = (id: string) => `${server.url}/sandboxes/${id}`;
+  if (way === "build") {
+    return {
+      async create(name) {
+        const { id } = await suiteCall<{ id: string }>("POST", sandboxes, { name, startTime: SUITE_START });
+        return { id, base: baseOf(id), orderId: await suiteWorld(baseOf(id)) };
+      },
+    };
+  }
+  const world = await suiteCall<{ id: string }>("POST", sandboxes, { name: "world", startTime: SUITE_START });
+  const orderId = await suiteWorld(baseOf(world.id));
+  if (way === "from") {
+    return {
+      async create(name) {
+        const { id } = await suiteCall<{ id: string }>("POST", sandboxes, { from: world.id, name });
+        return { id, base: baseOf(id), orderId };
+      },
+    };
+  }
+  const res = await fetch(`${baseOf(world.id)}/_sandbox/snapshot`);
+  if (!res.ok) throw new Error(`GET /_sandbox/snapshot answered ${res.status}`);
+  const file = new Uint8Array(await res.arrayBuffer());
+  suiteWorldBytes = file.length;
+  await suiteCall("DELETE", `${sandboxes}/${world.id}`);
+  return {
+    async create(name) {
+      const { id } = await suiteCall<{ id: string }>("POST", `${sandboxes}?name=${encodeURIComponent(name)}`, file);
+      return { id, base: baseOf(id), orderId };
+    },
+  };
+}
+
+/** `n` files, SUITE_PARALLEL at once; each file's ms. */
+async function suiteFiles(server: Running, prepared: SuitePrepared, n: number, tag: string): Promise<number[]> {
+  const times: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const t0 = performance.now();
+      const { id, base, orderId } = await prepared.create(`${tag}-${i}`);
+      await suiteTest(base, orderId);
+      await suiteCall("DELETE", `${server.url}/_sandbox/sandboxes/${id}`);
+      times.push(performance.now() - t0);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SUITE_PARALLEL, n) }, worker));
+  return times;
+}
+
+async function suiteMeasure(way: SuiteWay): Promise<{ totalMs: number; cpuMs: number; p50: number; p99: number }> {
+  const server = await startSandbox();
+  try {
+    // warm-up: the server's JIT and the first sandboxes' files, on a world of its own
+    await suiteFiles(server, await suitePrepare(server, way), SUITE_WARMUP, "warmup");
+    const cpu0 = processCpuMs(server.pid) ?? 0;
+    const t0 = performance.now();
+    const prepared = await suitePrepare(server, way);
+    const times = await suiteFiles(server, prepared, SUITE_FILES, way);
+    const totalMs = performance.now() - t0;
+    const cpuMs = (processCpuMs(server.pid) ?? 0) - cpu0;
+    return { totalMs, cpuMs, p50: percentile(times, 50), p99: percentile(times, 99) };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function suiteComparison(): Promise<void> {
+  const results = new Map<SuiteWay, Awaited<ReturnType<typeof suiteMeasure>>>();
+  for (const way of ["build", "snapshot", "from"] as const) {
+    try {
+      results.set(way, await suiteMeasure(way));
+    } catch (err) {
+      wrong++;
+      console.error(`snapshot-suite ${way}: ${(err as Error).message}`);
+    }
+  }
+  const build = results.get("build");
+  for (const [way, r] of results) {
+    const speedup =
+      build && way !== "build"
+        ? { speedupTime: +(build.totalMs / r.totalMs).toFixed(2), speedupCpu: +(build.cpuMs / r.cpuMs).toFixed(2) }
+        : {};
+    console.log(
+      `snapshot-suite ${way.padEnd(8)} ${SUITE_FILES} files, ${SUITE_PARALLEL} at once: total ${r.totalMs.toFixed(0)} ms, server CPU ${r.cpuMs.toFixed(0)} ms, ` +
+        `a file p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms` +
+        ("speedupTime" in speedup ? ` (×${speedup.speedupTime} faster, ×${speedup.speedupCpu} less server CPU than build)` : ""),
+    );
+    emit(`snapshot-suite-${way}`, {
+      files: SUITE_FILES,
+      parallel: SUITE_PARALLEL,
+      totalMs: Math.round(r.totalMs),
+      serverCpuMs: Math.round(r.cpuMs),
+      p50: +r.p50.toFixed(1),
+      p99: +r.p99.toFixed(1),
+      ...speedup,
+      ...(way === "snapshot" && suiteWorldBytes !== undefined ? { worldBytes: suiteWorldBytes } : {}),
+    });
+  }
+}
+
+await suiteComparison();
+
 if (wrong > 0) {
   console.error(`${wrong} wrong answer(s)`);
   process.exit(1);

@@ -26,6 +26,7 @@ import {
   originPath,
   SANDBOX_ID,
   SandboxRegistry,
+  type SandboxSummary,
   sandboxNotFound,
 } from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
@@ -88,7 +89,7 @@ export function createServer(opts: ServerOptions): Server {
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
   const root = createContext({ config, clock: opts.clock, logger, publicUrl, ...pick(opts) });
 
-  const sandboxes = new SandboxRegistry({
+  const sandboxes: SandboxRegistry = new SandboxRegistry({
     rootDb: root.db,
     dbPath: config.db,
     maxSandboxes: config.maxSandboxes,
@@ -99,13 +100,22 @@ export function createServer(opts: ServerOptions): Server {
     image: sandboxImage,
     rootState: () => snapshotOf(root),
     open: (spec) =>
-      openSandbox(spec, { config, logger, wallNow, publicUrl, groupCommit: opts.groupCommit ?? false, webhooks: opts.webhooks }),
+      openSandbox(spec, {
+        config,
+        logger,
+        wallNow,
+        publicUrl,
+        groupCommit: opts.groupCommit ?? false,
+        webhooks: opts.webhooks,
+        fork: (from) => sandboxes.create({ from }),
+      }),
     logger,
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
   });
   const rootApp = createApp(root, { routes: [(app) => registerSandboxes(app, sandboxes)] });
   root.sandboxList = () => sandboxes.list();
+  root.fork = () => sandboxes.create({ from: "root" });
 
   const fetch = (req: Request, env?: unknown): Response | Promise<Response> => {
     const url = req.url;
@@ -190,6 +200,8 @@ interface Shared {
   publicUrl: () => string;
   groupCommit: boolean;
   webhooks: DispatcherOptions | undefined;
+  /** A copy of a sandbox as it is now (docs/snapshots.md): the dashboard's Fork. */
+  fork: (from: string) => Promise<SandboxSummary>;
 }
 
 /**
@@ -249,6 +261,7 @@ function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefin
         origin: () => spec.origin ?? (spec.path === ":memory:" ? undefined : readIfExists(originPath(spec.path))),
       },
     });
+    ctx.fork = () => shared.fork(spec.id);
     ctx.clockStore.save();
     // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
     let app: ReturnType<typeof createApp> | undefined;

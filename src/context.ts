@@ -106,6 +106,11 @@ export interface AppContext {
   lineage: Lineage;
   /** The server's other sandboxes (docs/parallel-suites.md), for the root's dashboard; set by src/compose.ts on the root only. */
   sandboxList?: () => readonly SandboxSummary[];
+  /**
+   * A new sandbox of the server, a copy of this one now (docs/snapshots.md), for the dashboard's Fork;
+   * set by src/compose.ts (a context outside a server, startSandbox's, has none).
+   */
+  fork?: () => Promise<SandboxSummary>;
 }
 
 export interface ContextOptions {

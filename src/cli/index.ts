@@ -1,7 +1,7 @@
 /**
  * The `paysandbox` command line (docs/configuration.md, docs/scenarios.md, docs/events.md): `start` (the server; the default command),
  * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `record` (a sandbox's
- * session as a steps file), `schema` (the JSON
+ * session as a steps file), `snapshot save|load` (a sandbox's whole state as a file, docs/snapshots.md), `schema` (the JSON
  * Schema of scenario files), `--help` on
  * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
  * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
@@ -13,6 +13,7 @@ import { type ListenOptions, listenCommand } from "./listen.js";
 import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
+import { type SnapshotLoadOptions, type SnapshotSaveOptions, snapshotLoadCommand, snapshotSaveCommand } from "./snapshot.js";
 
 /** --target, --sandbox, --admin-token: the commands that talk to a running server (server-flags.ts). */
 const withServerFlags = (cmd: Command): Command =>
@@ -107,6 +108,35 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .showHelpAfterError()
     .action(async (opts: RecordOptions) => {
       exit(await recordCommand(opts));
+    });
+
+  const snapshot = program
+    .command("snapshot")
+    .description("save a sandbox's whole state as a file, or start a new sandbox from one (docs/snapshots.md)")
+    .exitOverride()
+    .showHelpAfterError();
+  withServerFlags(snapshot.command("save"))
+    .description(
+      "write a sandbox's whole state as one file (GET /_sandbox/snapshot); `snapshot load` starts new sandboxes from it",
+    )
+    .option("--out <file>", "write the file there (default: stdout, when it is not a terminal)")
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (opts: SnapshotSaveOptions) => {
+      exit(await snapshotSaveCommand(opts));
+    });
+  snapshot
+    .command("load")
+    .description("start a new sandbox on a running server from a snapshot file; prints its baseUrl")
+    .argument("<file>", "a file `paysandbox snapshot save` wrote")
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--name <name>", "the new sandbox's name (the dashboard and the list show it)")
+    .option("--ttl <duration>", "ISO 8601 duration of real time without a request after which it is deleted (default PT1H)")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (file: string, opts: SnapshotLoadOptions) => {
+      exit(await snapshotLoadCommand(file, opts));
     });
 
   program

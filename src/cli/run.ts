@@ -78,7 +78,9 @@ export async function runCommand(files: string[], opts: RunCommandOptions): Prom
     ...(opts.keep ? { keep: true } : {}),
     parallel,
     onFileStart: (f, i) => {
-      if (pretty) print.write(i, `${fileLine({ file: f.file, scenario: f.scenario.name }, label)}\n`);
+      // a file with `snapshot:` says where its sandbox started (docs/snapshots.md)
+      const from = f.snapshot ? `${opts.target ? `${label}, ` : "in-process sandbox "}from ${f.scenario.snapshot}` : label;
+      if (pretty) print.write(i, `${fileLine({ file: f.file, scenario: f.scenario.name }, from)}\n`);
     },
     onStepStart: (f, index, name, i) => {
       // the progress line is the file being printed live's

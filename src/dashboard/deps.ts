@@ -7,6 +7,7 @@ import type { TransactionLifecycle } from "../modules/transactions/lifecycle.js"
 import type { Clock } from "../platform/clock.js";
 import type { Recorder } from "../recording/recorder.js";
 import type { RecordingDeps } from "../recording/recording.handlers.js";
+import type { Lineage } from "../snapshots/images.js";
 import type { WebhookJournal } from "../webhooks/journal.js";
 import type { SandboxListItem } from "./sandboxes.view.js";
 
@@ -23,6 +24,10 @@ export interface DashboardDeps {
   publicUrl: () => string;
   /** The server's other sandboxes (the root only). */
   sandboxList?: (() => readonly SandboxListItem[]) | undefined;
+  /** A copy of this sandbox as a new one of the server (docs/snapshots.md); none outside a server. */
+  fork?: (() => Promise<{ id: string; baseUrl: string }>) | undefined;
+  /** What its snapshot says it came from (docs/snapshots.md). */
+  lineage: Lineage;
   /** What is done here, the dashboard's own actions included, for the recording (docs/recording.md). */
   recorder: Recorder;
   scenarios: RecordingDeps["scenarios"];

@@ -44,7 +44,8 @@ code,.mono{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace;fo
 .clock button:hover{background:#3a4668}
 .clock input{width:7.5rem;padding:.2rem .4rem;border-radius:.3rem;border:1px solid #4a5676;background:#0f1422;color:#fff;font:inherit;font-size:.85rem}
 .clock label{font-size:.8rem;color:#aab3c5}
-.logout button{background:none;border:0;color:#e9ecf3;text-decoration:underline;font:inherit;cursor:pointer;padding:0}
+td.actions form{display:inline;margin:0}
+.logout button,.fork button{background:none;border:0;color:#e9ecf3;text-decoration:underline;font:inherit;cursor:pointer;padding:0}
 main{max-width:84rem;margin:0 auto;padding:1rem 1.25rem 3rem}
 h1{font-size:1.35rem;margin:.6rem 0 .8rem;display:flex;flex-wrap:wrap;align-items:center;gap:.5rem}
 h2{font-size:1.05rem;margin:1.4rem 0 .5rem}
@@ -152,6 +153,8 @@ export interface Frame {
   loggedIn: boolean;
   /** The newest live event when the page was rendered: its updates start after it. */
   eventsSince: number;
+  /** Part of a server: offer Fork (docs/snapshots.md). */
+  canFork: boolean;
 }
 
 /** What live events a page follows (docs/events.md): the types that refresh its `data-live` regions, and its transaction. */
@@ -297,6 +300,25 @@ export const Layout: FC<PropsWithChildren<{ title: string; frame?: Frame | undef
                   Recording
                 </a>
               </li>
+              <li>
+                <a
+                  href="/dashboard/snapshot"
+                  download
+                  title="This sandbox's whole state as a file: paysandbox snapshot load starts new sandboxes from it"
+                >
+                  Download snapshot
+                </a>
+              </li>
+              {frame.canFork ? (
+                <li>
+                  <form class="fork" method="post" action="/dashboard/fork">
+                    <input type="hidden" name="back" value={frame.here} />
+                    <button type="submit" title="A new sandbox of this server, a copy of this one now">
+                      Fork
+                    </button>
+                  </form>
+                </li>
+              ) : null}
             </ul>
           </nav>
         ) : null}

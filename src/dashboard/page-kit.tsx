@@ -29,6 +29,7 @@ export function pageKit(ctx: DashboardDeps, repo: DashboardRepo, access: Dashboa
     flash: readFlash(c),
     loggedIn: access.guarded,
     eventsSince: ctx.events.newest,
+    canFork: ctx.fork !== undefined,
   });
 
   const merchantOptions = (): { rows: MerchantRow[]; options: MerchantOption[] } => {

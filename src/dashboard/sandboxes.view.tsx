@@ -1,6 +1,6 @@
 /**
  * The root dashboard's list of the server's other sandboxes (docs/parallel-suites.md), each a link to its own
- * dashboard. Only the root has them; a sandbox's dashboard shows its own data alone.
+ * dashboard, with its Fork and Download snapshot (docs/snapshots.md). Only the root has them; a sandbox's dashboard shows its own data alone.
  */
 import type { FC } from "hono/jsx";
 
@@ -27,6 +27,7 @@ export const SandboxesPanel: FC<{ sandboxes: readonly SandboxListItem[] }> = ({ 
           <th scope="col">Virtual time (UTC)</th>
           <th scope="col">Last used (UTC)</th>
           <th scope="col">Expires (UTC)</th>
+          <th scope="col">Copies</th>
         </tr>
       </thead>
       <tbody>
@@ -41,6 +42,17 @@ export const SandboxesPanel: FC<{ sandboxes: readonly SandboxListItem[] }> = ({ 
             <td class="mono small">{when(s.now)}</td>
             <td class="mono small">{when(s.lastUsedAt)}</td>
             <td class="mono small">{when(s.expiresAt)}</td>
+            <td class="actions">
+              {/* the sandbox's own dashboard actions (docs/snapshots.md) */}
+              <form method="post" action={`/sandboxes/${encodeURIComponent(s.id)}/dashboard/fork`}>
+                <button type="submit" name="fork" value={s.id} title={`A new sandbox, a copy of ${s.id} now`}>
+                  Fork
+                </button>
+              </form>{" "}
+              <a href={`/sandboxes/${encodeURIComponent(s.id)}/dashboard/snapshot`} download>
+                Download snapshot
+              </a>
+            </td>
           </tr>
         ))}
       </tbody>

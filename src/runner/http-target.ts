@@ -4,6 +4,8 @@
  * its `startTime` as the sandbox's), every step under that sandbox's base URL, `DELETE` after the
  * run unless `--keep`. The steps never leave this process: the target sees only the requests they
  * make. `--admin-token` goes with every `/_sandbox` call, create and delete included.
+ * A file with `snapshot:` (docs/snapshots.md) creates its sandbox from that file instead, then loads
+ * the file's merchants, rates, cards and rules on top when it has any.
  * Waiting for due work is `POST {base}/_sandbox/clock/advance {"by":"PT0S"}`, which answers once the
  * work due by now (webhook attempts included) has run. Nothing here sleeps.
  */
@@ -19,11 +21,18 @@ export interface HttpTargetOptions {
   adminToken?: string | undefined;
   /** Leave the sandbox on the server after the run. */
   keep?: boolean | undefined;
+  /** Start the sandbox from this snapshot file's bytes (docs/snapshots.md). */
+  snapshot?: Uint8Array | undefined;
+  /** How requests reach the server (default: the network); in-process.ts passes the server itself. */
+  fetch?: ((url: string, init: RequestInit) => Promise<Response>) | undefined;
 }
+
+/** The media type of a snapshot file (docs/snapshots.md). */
+const SNAPSHOT_TYPE = "application/vnd.paysandbox.snapshot";
 
 /** The part of a scenario file a sandbox is created with: everything but `steps` (and `startTime`, sent beside it). */
 export function sandboxDocument(scenario: Scenario): Record<string, unknown> {
-  const { steps: _steps, startTime: _startTime, ...document } = scenario;
+  const { steps: _steps, startTime: _startTime, snapshot: _snapshot, ...document } = scenario;
   return document;
 }
 
@@ -31,10 +40,16 @@ const NAME_MAX = 200;
 
 export async function httpTarget(target: string, scenario: Scenario, opts: HttpTargetOptions): Promise<Target> {
   const root = target.replace(/\/+$/, "");
-  const exchange = async (method: string, url: string, init: { headers?: Record<string, string>; body?: string } = {}) => {
+  const fetchAt = opts.fetch ?? fetch;
+  const exchange = async (
+    method: string,
+    url: string,
+    init: { headers?: Record<string, string>; body?: string | Uint8Array } = {},
+  ) => {
     let res: Response;
     try {
-      res = await fetch(url, { method, headers: init.headers, body: init.body, redirect: "manual" });
+      const body = init.body instanceof Uint8Array ? new Uint8Array(init.body) : init.body;
+      res = await fetchAt(url, { method, headers: init.headers, body, redirect: "manual" });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       throw new TargetError(`cannot reach ${root}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
@@ -55,16 +70,16 @@ export async function httpTarget(target: string, scenario: Scenario, opts: HttpT
 
   async function create(): Promise<{ id: string; baseUrl: string }> {
     const start = scenario.startTime;
+    const name = (scenario.name || opts.name).slice(0, NAME_MAX);
     const body = {
-      name: (scenario.name || opts.name).slice(0, NAME_MAX),
+      name,
       ...(start === undefined ? {} : { startTime: start }),
       scenario: sandboxDocument(scenario),
     };
-    const url = `${root}/_sandbox/sandboxes`;
-    const reply = await exchange("POST", url, {
-      headers: { "content-type": "application/json", ...admin },
-      body: JSON.stringify(body),
-    });
+    const url = opts.snapshot ? `${root}/_sandbox/sandboxes?${new URLSearchParams({ name })}` : `${root}/_sandbox/sandboxes`;
+    const reply = opts.snapshot
+      ? await exchange("POST", url, { headers: { "content-type": SNAPSHOT_TYPE, ...admin }, body: opts.snapshot })
+      : await exchange("POST", url, { headers: { "content-type": "application/json", ...admin }, body: JSON.stringify(body) });
     if (reply.status === 404) {
       throw new TargetError(
         `${root} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (docs/parallel-suites.md); upgrade it, or run without --target`,
@@ -109,6 +124,30 @@ export async function httpTarget(target: string, scenario: Scenario, opts: HttpT
     return parse(reply.text) as Record<string, unknown>;
   };
 
+  const close = async () => {
+    if (opts.keep) return `kept sandbox ${id} at ${created.baseUrl}`;
+    const url = `${root}/_sandbox/sandboxes/${id}`;
+    try {
+      const reply = await exchange("DELETE", url, { headers: admin });
+      // 404: it is gone already (its TTL ran out)
+      if (reply.status === 204 || reply.status === 404) return undefined;
+      return `could not delete sandbox ${id}: DELETE ${url} answered ${reply.status} (it is deleted by itself once unused for its TTL)`;
+    } catch (err) {
+      return `could not delete sandbox ${id}: ${(err as Error).message} (it is deleted by itself once unused for its TTL)`;
+    }
+  };
+
+  // a snapshot's world, and the file's own merchants, rates, cards and rules on top of it
+  const { name: _name, description: _description, ...parts } = sandboxDocument(scenario);
+  if (opts.snapshot && Object.values(parts).some((v) => (Array.isArray(v) ? v.length > 0 : Object.keys(v ?? {}).length > 0))) {
+    try {
+      await control("POST", "/_sandbox/scenarios", sandboxDocument(scenario));
+    } catch (err) {
+      await close();
+      throw err;
+    }
+  }
+
   return {
     label: root,
     sandbox: { id, baseUrl: created.baseUrl },
@@ -120,18 +159,7 @@ export async function httpTarget(target: string, scenario: Scenario, opts: HttpT
     async now() {
       return parseInstant(String((await control("GET", "/_sandbox/clock")).now)) ?? 0;
     },
-    async close() {
-      if (opts.keep) return `kept sandbox ${id} at ${created.baseUrl}`;
-      const url = `${root}/_sandbox/sandboxes/${id}`;
-      try {
-        const reply = await exchange("DELETE", url, { headers: admin });
-        // 404: it is gone already (its TTL ran out)
-        if (reply.status === 204 || reply.status === 404) return undefined;
-        return `could not delete sandbox ${id}: DELETE ${url} answered ${reply.status} (it is deleted by itself once unused for its TTL)`;
-      } catch (err) {
-        return `could not delete sandbox ${id}: ${(err as Error).message} (it is deleted by itself once unused for its TTL)`;
-      }
-    },
+    close,
   };
 }
 

@@ -6,11 +6,13 @@
  */
 import pino from "pino";
 import { createApp } from "../app.js";
+import { createServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
 import { ManualClock, parseInstant, realNowMs } from "../platform/clock.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
+import { httpTarget } from "./http-target.js";
 import { pathOf, type Reply, type Target } from "./target.js";
 
 /** The base of the URLs an in-process sandbox hands out (challengeUrl...); nothing listens there. */
@@ -43,6 +45,48 @@ export function inProcessTarget(scenario: Scenario, source: string): Target {
       await ctx.webhooks.close();
       closeDb(ctx.db);
       return undefined;
+    },
+  };
+}
+
+/**
+ * A file with `snapshot:` (docs/snapshots.md), inside the command: the whole server composed on
+ * `:memory:` as `paysandbox start` composes it, and the file's sandbox started from the snapshot
+ * through its `POST /_sandbox/sandboxes`, exactly as against `--target` (http-target.ts), with
+ * requests handed to the server in this process. Real time stands still for it, so the sandbox's
+ * clock (at the snapshot's now) moves only when a step advances it, as a fresh in-process one's does.
+ */
+export async function snapshotInProcessTarget(scenario: Scenario, snapshot: Uint8Array, name: string): Promise<Target> {
+  const wallMs = realNowMs();
+  const config = defaultConfig({ db: ":memory:", publicUrl: IN_PROCESS_URL, logLevel: "silent" });
+  const server = createServer({ config, clock: new ManualClock(wallMs), wallNow: () => wallMs });
+  const stop = async () => {
+    await server.closeSandboxes(0);
+    await server.root.work.idle();
+    await server.root.webhooks.close();
+    closeDb(server.root.db);
+  };
+  let target: Target;
+  try {
+    target = await httpTarget(IN_PROCESS_URL, scenario, {
+      name,
+      snapshot,
+      fetch: async (url, init) => server.fetch(new Request(url, init)),
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const { sandbox: _sandbox, ...rest } = target;
+  return {
+    ...rest,
+    label: "in-process",
+    async close() {
+      try {
+        return await target.close();
+      } finally {
+        await stop();
+      }
     },
   };
 }

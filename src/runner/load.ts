@@ -3,6 +3,7 @@
  * when a file is missing or invalid, the message naming the file and the path in it).
  */
 import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { z } from "zod";
 import { SandboxError } from "../platform/errors.js";
 import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
@@ -19,6 +20,8 @@ export interface LoadedFile {
   defaultMerchant: string;
   /** Whether the file uses `${callbackUrl}` (the run's receiver is opened only then). */
   usesReceiver: boolean;
+  /** `snapshot:` at its top (docs/snapshots.md): the file it names (resolved) and its bytes, read once for every run. */
+  snapshot?: { path: string; bytes: Uint8Array };
 }
 
 /** A zod issue path as a file's reader writes it: `steps[3].expect.status`, `headers["content-type"]`. */
@@ -74,6 +77,19 @@ export function loadScenarioFile(file: string): LoadResult {
       problems.push(`${formatPath(["steps", i, "as"])}: not a merchant of this file nor the built-in one (${known})`);
     }
   });
+  let snapshot: LoadedFile["snapshot"];
+  if (scenario.snapshot !== undefined) {
+    // a path relative to the steps file, so a file and its snapshot move together (docs/snapshots.md)
+    const path = resolve(dirname(file), scenario.snapshot);
+    if (scenario.startTime !== undefined)
+      problems.push("startTime: not with snapshot (its sandbox's clock is at the snapshot's now)");
+    try {
+      snapshot = { path, bytes: readFileSync(path) };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problems.push(`snapshot: ${code === "ENOENT" ? "no such file" : `cannot read (${(err as Error).message})`}: ${path}`);
+    }
+  }
   if (problems.length > 0) return { ok: false, file, message: problems.join("; ") };
   return {
     ok: true,
@@ -83,6 +99,7 @@ export function loadScenarioFile(file: string): LoadResult {
       secrets,
       defaultMerchant: scenario.merchants[0]?.merchantKey ?? BUILTIN_MERCHANT.merchantKey,
       usesReceiver: /\$\{callbackUrl\}/.test(text),
+      ...(snapshot ? { snapshot } : {}),
     },
   };
 }

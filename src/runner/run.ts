@@ -14,7 +14,7 @@ import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
 import { describeStep, FileRun, StepFailure } from "./file-run.js";
 import { httpTarget, TargetError } from "./http-target.js";
-import { inProcessTarget } from "./in-process.js";
+import { inProcessTarget, snapshotInProcessTarget } from "./in-process.js";
 import type { LoadedFile } from "./load.js";
 import { Receiver } from "./receiver.js";
 import type { Target } from "./target.js";
@@ -92,8 +92,11 @@ async function runSteps(loaded: LoadedFile, opts: RunOptions, receiver: Receiver
           name: basename(loaded.file),
           adminToken: opts.adminToken,
           keep: opts.keep,
+          snapshot: loaded.snapshot?.bytes,
         })
-      : inProcessTarget(loaded.scenario, loaded.file);
+      : loaded.snapshot
+        ? await snapshotInProcessTarget(loaded.scenario, loaded.snapshot.bytes, basename(loaded.file))
+        : inProcessTarget(loaded.scenario, loaded.file);
   } catch (err) {
     result.error = err instanceof TargetError ? err.message : `cannot load the scenario: ${(err as Error).message}`;
     result.steps = steps.map((s, index) => ({ index, name: s.name ?? describeStep(s), status: "skipped", ms: 0, summary: "" }));

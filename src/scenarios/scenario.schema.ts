@@ -1,6 +1,6 @@
 /**
  * The scenario file format (docs/scenarios.md). `merchants`, `fxRates`, `cards`, `rules` are the
- * stable core; `steps` and `startTime` are for `paysandbox run` (steps.schema.ts) and otherwise ignored; any other
+ * stable core; `steps`, `startTime` and `snapshot` are for `paysandbox run` (steps.schema.ts) and otherwise ignored; any other
  * top-level key is an error so that a typo never loads silently.
  */
 import { z } from "zod";
@@ -138,6 +138,13 @@ export const scenarioSchema = z
       .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
       .optional()
       .describe("`paysandbox run`: the virtual time its fresh sandbox starts at (default: now)"),
+    snapshot: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "`paysandbox run`: a snapshot file (`paysandbox snapshot save`), its path relative to this file: each run starts its sandbox from it (docs/snapshots.md)",
+      ),
     steps: stepsSchema.optional(),
   })
   .strict();

@@ -25,9 +25,53 @@ interface Answer {
 
 const isoOf = (value: string | Date) => (value instanceof Date ? value.toISOString() : value);
 
-/** What `POST /_sandbox/sandboxes` is sent; bad options throw before anything is created. */
-function createBody(options: ConnectSandboxOptions): Record<string, unknown> {
+/** The media type of a snapshot file (docs/snapshots.md). */
+const SNAPSHOT_TYPE = "application/vnd.paysandbox.snapshot";
+
+/** A snapshot's bytes: the file at a path, or the bytes given (docs/snapshots.md). */
+export function snapshotBytes(snapshot: unknown, who: string): Uint8Array {
+  if (snapshot instanceof Uint8Array) return snapshot;
+  if (typeof snapshot !== "string") {
+    throw new TypeError(`${who}: snapshot: expected a file path or the file's bytes (a Buffer or Uint8Array)`);
+  }
+  try {
+    return readFileSync(snapshot);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new TypeError(
+      `${who}: snapshot: cannot read ${snapshot}: ${code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
+  }
+}
+
+/** What starts a sandbox besides a snapshot or a copy; only one of these kinds may be given. */
+function conflicting(options: ConnectSandboxOptions, but: "from" | "snapshot"): string | undefined {
+  const others = (["scenario", "startTime", "from", "snapshot"] as const).filter((k) => k !== but && options[k] !== undefined);
+  return others[0];
+}
+
+/**
+ * What `POST /_sandbox/sandboxes` is sent: JSON (a fresh sandbox, or a copy with `from`) or a
+ * snapshot file with `?name=&ttl=`. Bad options throw before anything is created.
+ */
+function createRequest(options: ConnectSandboxOptions): { query: string; json?: Record<string, unknown>; bytes?: Uint8Array } {
+  for (const kind of ["from", "snapshot"] as const) {
+    if (options[kind] === undefined) continue;
+    const other = conflicting(options, kind);
+    if (other) throw new TypeError(`connectSandbox: ${other}: not with ${kind} (a copy holds its source's state and clock)`);
+  }
+  if (options.snapshot !== undefined) {
+    const bytes = snapshotBytes(options.snapshot, "connectSandbox");
+    const query = new URLSearchParams();
+    if (options.name !== undefined) query.set("name", options.name);
+    if (options.ttl !== undefined) query.set("ttl", options.ttl);
+    return { query: query.size > 0 ? `?${query}` : "", bytes };
+  }
   const body: Record<string, unknown> = {};
+  if (options.from !== undefined) {
+    if (typeof options.from !== "string") throw new TypeError(`connectSandbox: from: expected a sandbox id ("sbx_…") or "root"`);
+    body.from = options.from;
+  }
   if (options.name !== undefined) body.name = options.name;
   if (options.ttl !== undefined) body.ttl = options.ttl;
   if (options.startTime !== undefined) {
@@ -48,7 +92,7 @@ function createBody(options: ConnectSandboxOptions): Record<string, unknown> {
   } else if (options.scenario !== undefined) {
     body.scenario = options.scenario;
   }
-  return body;
+  return { query: "", json: body };
 }
 
 /**
@@ -61,17 +105,22 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
     throw new TypeError(`connectSandbox: serverUrl: expected an http(s) URL, got ${JSON.stringify(serverUrl)}`);
   }
   const root = serverUrl.replace(/\/+$/, "");
-  const body = createBody(options);
+  const request = createRequest(options);
   const token = options.adminToken ?? process.env.SANDBOX_ADMIN_TOKEN;
   const admin: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
 
   const call = async (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
     let res: Response;
     try {
+      // a snapshot goes as the file's bytes, everything else as JSON
+      const binary = payload instanceof Uint8Array;
       res = await fetch(url, {
         method,
-        headers: { ...(payload === undefined ? {} : { "content-type": "application/json" }), ...headers },
-        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+        headers: {
+          ...(payload === undefined ? {} : { "content-type": binary ? SNAPSHOT_TYPE : "application/json" }),
+          ...headers,
+        },
+        ...(payload === undefined ? {} : { body: binary ? new Uint8Array(payload) : JSON.stringify(payload) }),
       });
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
@@ -93,19 +142,21 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
   const hooksUrl = await listen(hooks.server);
   let created: Answer;
   try {
-    created = await call("POST", `${root}/_sandbox/sandboxes`, body, admin);
+    created = await call("POST", `${root}/_sandbox/sandboxes${request.query}`, request.bytes ?? request.json, admin);
   } catch (err) {
     await closeServer(hooks.server);
     throw err;
   }
   if (created.status !== 201) {
     await closeServer(hooks.server);
-    if (created.status === 404) {
+    // a 404 that names a field is the server refusing (an unknown `from`); any other: no such route there
+    const refused = typeof created.body.errorMessage === "string" && created.body.errorMessage.startsWith("Invalid field");
+    if (created.status === 404 && !refused) {
       throw new ConnectError(
         `connectSandbox: ${root} has no POST /_sandbox/sandboxes (it answered 404): not a paysandbox server, or one from before sandboxes side by side`,
       );
     }
-    throw failure(`connectSandbox: POST ${root}/_sandbox/sandboxes`, created);
+    throw failure(`connectSandbox: POST ${root}/_sandbox/sandboxes${request.query}`, created);
   }
   const id = String(created.body.id);
   const url = String(created.body.baseUrl);
@@ -147,6 +198,7 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
 
   let closed = false;
   return {
+    id,
     url,
     merchant: {
       merchantKey: merchant.merchantKey,
@@ -167,15 +219,15 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
     },
     webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
     async reset(opts = {}) {
-      const answer = await control(
-        "POST",
-        "/_sandbox/reset",
-        opts.startTime === undefined ? {} : { startTime: isoOf(opts.startTime) },
-      );
+      const answer = await control("POST", "/_sandbox/reset", {
+        ...(opts.startTime === undefined ? {} : { startTime: isoOf(opts.startTime) }),
+        ...(opts.snapshot === undefined ? {} : { snapshot: opts.snapshot }),
+      });
       learn(answer.now);
       tokens.clear();
       hooks.received.length = 0;
     },
+    snapshot: () => fetchSnapshot(url, admin),
     async close() {
       if (closed) return;
       closed = true;
@@ -190,4 +242,24 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
       }
     },
   };
+}
+
+/** GET {base}/_sandbox/snapshot: the sandbox's state as the file's bytes (docs/snapshots.md). */
+export async function fetchSnapshot(base: string, headers: Record<string, string> = {}): Promise<Buffer> {
+  let res: Response;
+  try {
+    res = await fetch(`${base}/_sandbox/snapshot`, { headers: { accept: SNAPSHOT_TYPE, ...headers } });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    throw new ConnectError(`paysandbox: cannot reach ${base}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+  }
+  if (!res.ok) {
+    const text = await res.text();
+    let why = text.slice(0, 300);
+    try {
+      why = (JSON.parse(text) as { errorMessage?: string }).errorMessage ?? why;
+    } catch {}
+    throw new ConnectError(`paysandbox: GET ${base}/_sandbox/snapshot answered ${res.status}: ${why}`);
+  }
+  return Buffer.from(await res.arrayBuffer());
 }

@@ -12,16 +12,25 @@ import { createServer, type Server } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import pino from "pino";
 import { createApp } from "../app.js";
+import { createServer as composeServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
+import { connectSandbox, fetchSnapshot, snapshotBytes } from "./connect.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
 import type { SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 export { connectSandbox } from "./connect.js";
-export type { ConnectSandboxOptions, ReceivedWebhook, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+export type {
+  ConnectSandboxOptions,
+  ReceivedWebhook,
+  SandboxMerchant,
+  SnapshotSource,
+  StartSandboxOptions,
+  TestSandbox,
+} from "./types.js";
 
 const DAY_MS = 86_400_000;
 
@@ -40,6 +49,7 @@ function instant(value: string | Date, name: string): number {
  * afterAll. Resolves once the server and the receiver listen and the scenario is loaded.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<TestSandbox> {
+  if (options.snapshot !== undefined) return startFromSnapshot(options);
   const startMs = options.startTime === undefined ? undefined : instant(options.startTime, "startTime");
   const scenarioFile = typeof options.scenario === "string" ? options.scenario : undefined;
   const config = defaultConfig({ startTime: startMs, scenarios: scenarioFile ? [scenarioFile] : [] });
@@ -92,6 +102,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     let closed = false;
     const running = server;
     return {
+      id: "root",
       url,
       merchant,
       auth,
@@ -101,6 +112,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
           ctx.control.advance(typeof by === "string" ? { by } : { to: by.to instanceof Date ? toIso(by.to.getTime()) : by.to }),
       },
       webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
+      snapshot: () => fetchSnapshot(url),
       async reset(opts = {}) {
         const at = opts.startTime === undefined ? undefined : instant(opts.startTime, "startTime");
         await ctx.control.reset(at === undefined ? {} : { startTime: at });
@@ -125,4 +137,57 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     if (ctx.db.$client.open) closeDb(ctx.db);
     throw err;
   }
+}
+
+/**
+ * startSandbox({snapshot}) (docs/snapshots.md): the whole server in this process (`:memory:`, as
+ * `paysandbox start` composes it), and a sandbox of it started from the snapshot, behind the handle
+ * connectSandbox gives: the one way a sandbox starts from a file, here as on a running server.
+ * `close()` deletes that sandbox and stops the server.
+ */
+async function startFromSnapshot(options: StartSandboxOptions): Promise<TestSandbox> {
+  for (const other of ["scenario", "startTime"] as const) {
+    if (options[other] !== undefined)
+      throw new TypeError(`startSandbox: ${other}: not with snapshot (the snapshot holds its state and clock)`);
+  }
+  const bytes = snapshotBytes(options.snapshot, "startSandbox");
+  let base = "";
+  const config = defaultConfig({ db: ":memory:", logLevel: options.logLevel ?? "silent" });
+  const composed = composeServer({
+    config,
+    clock: new VirtualClock(realNowMs(), 1),
+    logger: pino({ level: options.logLevel ?? "silent" }),
+    publicUrl: () => base,
+  });
+  const server = createServer(getRequestListener(composed.fetch));
+  // due work of the root and of its sandbox, once a real second, as the server's own timer does
+  const timer = setInterval(() => void composed.tick().catch(() => undefined), 1000);
+  timer.unref();
+  const stop = async () => {
+    clearInterval(timer);
+    if (server.listening) await closeServer(server);
+    await composed.closeSandboxes(0);
+    await composed.root.work.idle();
+    await composed.root.webhooks.close();
+    if (composed.root.db.$client.open) closeDb(composed.root.db);
+  };
+  let sandbox: TestSandbox;
+  try {
+    base = await listen(server);
+    // no admin token: this server has none, whatever the environment says
+    sandbox = await connectSandbox(base, { snapshot: bytes, adminToken: "" });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    ...sandbox,
+    async close() {
+      try {
+        await sandbox.close();
+      } finally {
+        await stop();
+      }
+    },
+  };
 }

@@ -4,9 +4,20 @@
  * appended).
  */
 
+/**
+ * A snapshot (docs/snapshots.md): the path of a file `paysandbox snapshot save` or `sandbox.snapshot()`
+ * wrote, or the file's bytes themselves (a Buffer or Uint8Array, as `sandbox.snapshot()` answers).
+ */
+export type SnapshotSource = string | Uint8Array;
+
 export interface StartSandboxOptions {
   /** A scenario to load at start: a file path (.yaml, .yml, .json) or the document itself. */
   scenario?: string | Record<string, unknown>;
+  /**
+   * Start from this snapshot instead of an empty sandbox: its state, its clock at the snapshot's
+   * now (docs/snapshots.md). Not with `scenario` or `startTime` (the snapshot holds both).
+   */
+  snapshot?: SnapshotSource;
   /** Virtual time at start (ISO 8601 or a Date); default the real time now. */
   startTime?: string | Date;
   /** pino level of the sandbox's log (default "silent"). */
@@ -19,6 +30,16 @@ export interface ConnectSandboxOptions {
   scenario?: string | Record<string, unknown>;
   /** Virtual time it starts at (ISO 8601 or a Date); default the server root's now. */
   startTime?: string | Date;
+  /**
+   * Start as a copy of a sandbox on that server as it is now: its id (`sandbox.id`, "sbx_…") or
+   * "root" (docs/snapshots.md). Not with `scenario`, `startTime` or `snapshot`.
+   */
+  from?: string;
+  /**
+   * Start from this snapshot (a file path, or its bytes) sent to the server (docs/snapshots.md).
+   * Not with `scenario`, `startTime` or `from`.
+   */
+  snapshot?: SnapshotSource;
   /** A label for people (the server's dashboard and list), e.g. the test file's name. */
   name?: string;
   /** ISO 8601 duration of real time without a request after which the server deletes it (default PT1H, at most P7D). */
@@ -51,6 +72,8 @@ export interface ReceivedWebhook {
 
 /** A sandbox for one test file: `startSandbox()` (in this process) or `connectSandbox()` (on a running server). */
 export interface TestSandbox {
+  /** Its id on the server ("sbx_…"), what `connectSandbox(url, {from})` forks; "root" for a plain startSandbox(). */
+  id: string;
   /**
    * Base URL of the sandbox, e.g. http://127.0.0.1:43121 (startSandbox), or its baseUrl on the
    * server, e.g. http://localhost:8080/sandboxes/sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M (connectSandbox).
@@ -83,8 +106,14 @@ export interface TestSandbox {
     /** The first webhook (already received or still to come) for which `pred` is true. */
     waitFor(pred: (hook: ReceivedWebhook) => boolean, options?: { timeoutMs?: number }): Promise<ReceivedWebhook>;
   };
-  /** POST /_sandbox/reset: empties the sandbox, reloads the scenario, clock back to its start (or `startTime`); received webhooks cleared. */
-  reset(options?: { startTime?: string | Date }): Promise<void>;
+  /**
+   * POST /_sandbox/reset: empties the sandbox, reloads the scenario, clock back to its start (or
+   * `startTime`); with `{snapshot: true}`, back to the snapshot or source it was started from
+   * instead (docs/snapshots.md). Received webhooks cleared.
+   */
+  reset(options?: { startTime?: string | Date; snapshot?: boolean }): Promise<void>;
+  /** GET /_sandbox/snapshot: its whole state now, as the file's bytes (docs/snapshots.md). */
+  snapshot(): Promise<Buffer>;
   /**
    * startSandbox: stops the server and the receiver and closes the database. connectSandbox:
    * deletes the sandbox on the server (`DELETE /_sandbox/sandboxes/{id}`) and stops the receiver.

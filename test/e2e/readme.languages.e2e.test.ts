@@ -1,7 +1,7 @@
 /**
  * The docs' `file=NAME` blocks work as written (docs/parallel-suites.md; which pages have them:
  * FILE_BLOCK_OWNERS in test/helpers/docs.ts):
- * - docs/parallel-suites.md: every fixture (```python file=conftest.py, ```java file=CheckoutTest.java,
+ * - docs/parallel-suites.md and docs/snapshots.md: every fixture (```python file=conftest.py, ```java file=CheckoutTest.java,
  *   ```go file=checkout_test.go, ```ts file=checkout.test.ts) is written, unchanged, to a temp folder
  *   for its language and run by that language's own test runner against one real server
  *   (PAYSANDBOX_URL), the suites at once, as a CI suite's parallel files would. Then no sandbox is
@@ -84,6 +84,8 @@ function goEnv(dir: string): Record<string, string> {
 }
 
 const SUITES = docPage("docs/parallel-suites.md");
+/** The pages whose fixtures run, each by its language's own test runner. */
+const FIXTURE_PAGES = [SUITES, docPage("docs/snapshots.md")];
 const WEBHOOKS = docPage("docs/webhooks.md");
 const tools = toolchains();
 const work = mkdtempSync(join(tmpdir(), "paysandbox-readme-langs-"));
@@ -116,82 +118,83 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
   }
   const when = (tool: string | { absent: string; apt: string }) => (typeof tool === "string" ? it.concurrent : it.skip);
 
-  when(tools.python)("pytest: conftest.py and test_checkout.py", async ({ expect }) => {
-    const dir = writeBlocks("python");
-    const r = await run(tools.python as string, ["-m", "pytest", "-q", "-p", "no:cacheprovider", dir], {
-      cwd: dir,
-      env: { PAYSANDBOX_URL: server.url, PYTHONDONTWRITEBYTECODE: "1" },
+  for (const page of FIXTURE_PAGES) {
+    when(tools.python)(`${page.path}: pytest, its conftest.py and tests`, async ({ expect }) => {
+      const dir = writeBlocks("python", page);
+      const r = await run(tools.python as string, ["-m", "pytest", "-q", "-p", "no:cacheprovider", dir], {
+        cwd: dir,
+        env: { PAYSANDBOX_URL: server.url, PYTHONDONTWRITEBYTECODE: "1" },
+      });
+      ran++;
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toMatch(/\b[1-9]\d* passed\b/);
     });
-    ran++;
-    expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/\b[1-9]\d* passed\b/);
-  });
 
-  when(tools.java)("JUnit 5: CheckoutTest.java, compiled and run by the console launcher", async ({ expect }) => {
-    const dir = writeBlocks("java");
-    const sources = [...fileBlocks(SUITES, "java").keys()];
-    const javac = await run("javac", [...JVM_FLAGS.map((f) => `-J${f}`), "-d", "classes", "-cp", JUNIT_JAR, ...sources], {
-      cwd: dir,
-    });
-    expect(javac.code, javac.output).toBe(0);
-    const classes = sources.flatMap((f) => ["--select-class", f.replace(/\.java$/, "")]);
-    const r = await run(
-      "java",
-      [
-        ...JVM_FLAGS,
-        "-jar",
-        JUNIT_JAR,
-        "-cp",
-        "classes",
-        "--disable-banner",
-        "--details=summary",
-        "--fail-if-no-tests",
-        ...classes,
-      ],
-      { cwd: dir, env: { PAYSANDBOX_URL: server.url } },
-    );
-    ran++;
-    expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/\[\s*[1-9]\d* tests successful\s*\]/);
-  });
-
-  when(tools.go)("Go: checkout_test.go in a module without dependencies", async ({ expect }) => {
-    const dir = writeBlocks("go");
-    writeFileSync(join(dir, "go.mod"), "module example.com/checkout\n\ngo 1.19\n");
-    // -vet=off: vet type-checks the standard library from source on a cold cache (about 7 s here)
-    const r = await run("go", ["test", "-count=1", "-vet=off", "./..."], {
-      cwd: dir,
-      env: { PAYSANDBOX_URL: server.url, ...goEnv(dir) },
-    });
-    ran++;
-    expect(r.code, r.output).toBe(0);
-    expect(r.output).toMatch(/^ok\s+example\.com\/checkout/m);
-  });
-
-  it.concurrent("vitest: checkout.test.ts with connectSandbox from paysandbox/testing", async ({ expect }) => {
-    // inside the package, so `paysandbox/testing` resolves to this build (dist/testing.js), as in a user's project
-    const dir = mkdtempSync(join(ROOT, "test", ".readme-ts-"));
-    try {
-      const files = fileBlocks(SUITES, "ts");
-      expect(files.size).toBeGreaterThan(0);
-      for (const [name, content] of files) writeFileSync(join(dir, name), content);
-      writeFileSync(join(dir, "vitest.config.mjs"), "export default { test: { include: ['*.test.ts'] } };\n");
+    when(tools.java)(`${page.path}: JUnit 5, its classes compiled and run by the console launcher`, async ({ expect }) => {
+      const dir = writeBlocks("java", page);
+      const sources = [...fileBlocks(page, "java").keys()];
+      const javac = await run("javac", [...JVM_FLAGS.map((f) => `-J${f}`), "-d", "classes", "-cp", JUNIT_JAR, ...sources], {
+        cwd: dir,
+      });
+      expect(javac.code, javac.output).toBe(0);
+      const classes = sources.flatMap((f) => ["--select-class", f.replace(/\.java$/, "")]);
       const r = await run(
-        process.execPath,
-        [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", "vitest.config.mjs"],
-        {
-          cwd: dir,
-          env: { PAYSANDBOX_URL: server.url },
-        },
+        "java",
+        [
+          ...JVM_FLAGS,
+          "-jar",
+          JUNIT_JAR,
+          "-cp",
+          "classes",
+          "--disable-banner",
+          "--details=summary",
+          "--fail-if-no-tests",
+          ...classes,
+        ],
+        { cwd: dir, env: { PAYSANDBOX_URL: server.url } },
       );
       ran++;
       expect(r.code, r.output).toBe(0);
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of vitest's own output
-      expect(r.output.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+1 passed/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+      expect(r.output).toMatch(/\[\s*[1-9]\d* tests successful\s*\]/);
+    });
+
+    when(tools.go)(`${page.path}: Go, its _test.go files in a module without dependencies`, async ({ expect }) => {
+      const dir = writeBlocks("go", page);
+      const pkg = /^package (\w+)/m.exec([...fileBlocks(page, "go").values()].join("\n"))?.[1] ?? "checkout";
+      writeFileSync(join(dir, "go.mod"), `module example.com/${pkg}\n\ngo 1.19\n`);
+      // -vet=off: vet type-checks the standard library from source on a cold cache (about 7 s here)
+      const r = await run("go", ["test", "-count=1", "-vet=off", "./..."], {
+        cwd: dir,
+        env: { PAYSANDBOX_URL: server.url, ...goEnv(dir) },
+      });
+      ran++;
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toMatch(new RegExp(`^ok\\s+example\\.com/${pkg}`, "m"));
+    });
+
+    it.concurrent(`${page.path}: vitest, its test files with paysandbox/testing`, async ({ expect }) => {
+      // inside the package, so `paysandbox/testing` resolves to this build (dist/testing.js), as in a user's project
+      const dir = mkdtempSync(join(ROOT, "test", ".readme-ts-"));
+      try {
+        const files = fileBlocks(page, "ts");
+        expect(files.size).toBeGreaterThan(0);
+        for (const [name, content] of files) writeFileSync(join(dir, name), content);
+        // the page's own vitest.config.ts (a globalSetup), else the plainest one
+        const config = files.has("vitest.config.ts") ? "vitest.config.ts" : "vitest.config.mjs";
+        if (!files.has(config)) writeFileSync(join(dir, config), "export default { test: { include: ['*.test.ts'] } };\n");
+        const r = await run(process.execPath, [join(ROOT, "node_modules", "vitest", "vitest.mjs"), "run", "--config", config], {
+          cwd: dir,
+          env: { PAYSANDBOX_URL: server.url },
+        });
+        ran++;
+        expect(r.code, r.output).toBe(0);
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours of vitest's own output
+        expect(r.output.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+[1-9]\d* passed/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 
   it.concurrent("webhooks: the Node.js, Python and Go verifiers accept real deliveries and refuse another secret or a changed body", async ({
     expect,

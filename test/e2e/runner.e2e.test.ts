@@ -33,6 +33,18 @@ describe("the paysandbox command line", () => {
       /^Usage: paysandbox run \[options\] <files\.\.\.>[\s\S]*--target <url>[\s\S]*--keep[\s\S]*--parallel <n>[\s\S]*--junit <file>[\s\S]*--reporter <name>/,
     ],
     [["schema", "--help"], /^Usage: paysandbox schema \[options\]/],
+    [
+      ["snapshot", "--help"],
+      /^Usage: paysandbox snapshot \[options\] \[command\][\s\S]* {2}save \[options\][\s\S]* {2}load \[options\] <file>/,
+    ],
+    [
+      ["snapshot", "save", "--help"],
+      /^Usage: paysandbox snapshot save \[options\][\s\S]*--target <url>[\s\S]*--sandbox <id>[\s\S]*--out <file>/,
+    ],
+    [
+      ["snapshot", "load", "--help"],
+      /^Usage: paysandbox snapshot load \[options\] <file>[\s\S]*--target <url>[\s\S]*--name <name>[\s\S]*--ttl <duration>/,
+    ],
     [["--version"], new RegExp(`^${pkg.version.replace(/\./g, "\\.")}\n$`)],
   ])("%j answers and exits 0", async (args, output) => {
     const r = await runCli(args);
@@ -49,6 +61,12 @@ describe("the paysandbox command line", () => {
       /error: option '--reporter <name>' argument 'tap' is invalid. Allowed choices are pretty, json./,
     ],
     [["frobnicate"], /error: unknown command 'frobnicate'\n\nUsage: paysandbox \[options\] \[command\]/],
+    [["snapshot", "load"], /error: missing required argument 'file'\n\nUsage: paysandbox snapshot load/],
+    [["snapshot", "frob"], /error: unknown command 'frob'\n\nUsage: paysandbox snapshot/],
+    [
+      ["snapshot", "save", "--out", "x", "--sandbox", "nope"],
+      /paysandbox snapshot save: --sandbox: expected a sandbox id \(sbx_\.\.\.\), got "nope"/,
+    ],
   ])("%j prints the usage and exits 2", async (args, output) => {
     const r = await runCli(args);
     expect(r.output).toMatch(output);
@@ -139,6 +157,7 @@ describe("the paysandbox command line", () => {
       "cards",
       "rules",
       "startTime",
+      "snapshot",
       "steps",
     ]);
     expect(schema.properties.steps.items.properties.request).toMatchObject({ type: "string" });

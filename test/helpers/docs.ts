@@ -42,6 +42,7 @@ export type BlockKind = "run" | "file" | "scenario" | "json" | "syntax" | "outpu
 /** The pages whose `file=` blocks a test writes out and runs, and that test. */
 export const FILE_BLOCK_OWNERS: Record<string, string> = {
   "docs/parallel-suites.md": "test/e2e/readme.languages.e2e.test.ts (each fixture by its own test runner)",
+  "docs/snapshots.md": "test/e2e/readme.languages.e2e.test.ts (each fixture by its own test runner)",
   "docs/webhooks.md": "test/e2e/readme.languages.e2e.test.ts (each verifier on a real delivery)",
 };
 
