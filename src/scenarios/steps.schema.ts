@@ -11,6 +11,7 @@
  * A reference to a name no earlier step saves is an error of the file, found before anything runs.
  */
 import { z } from "zod";
+import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
 import { parseDuration } from "../platform/duration.js";
 
 /** The names `${...}` may use without a step saving them. */
@@ -96,7 +97,7 @@ export const stepSchema = z
         transactionId: z.string().min(1).optional(),
         subscriptionId: z.string().min(1).optional(),
         body: z.unknown().optional().describe("a delivery whose body matches this (partially, deeply) must be in the journal"),
-        delivery: z.enum(["pending", "delivered", "failed"]).optional().describe("and its delivery status"),
+        delivery: z.enum(DELIVERY_STATUSES).optional().describe("and its delivery status"),
       })
       .strict()
       .optional()

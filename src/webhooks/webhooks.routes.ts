@@ -1,12 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
 import { ADMIN_SECURITY, errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
 import { CHAOS_MODES } from "./chaos.js";
 
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
-
-export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipped"] as const;
 
 export const WebhookAttemptSchema = z
   .object({

@@ -116,4 +116,23 @@ describe("paysandbox run with snapshot:", () => {
     expect(r.code).toBe(1);
     expect(r.out + r.err).toMatch(/Invalid snapshot: truncated/);
   });
+  it("a webhook step expects the source's pending delivery as skipped in the copy", async () => {
+    // a source whose payment's webhook is still pending (its receiver refuses, so it waits for a retry)
+    const source = await world.create({ name: "pending" });
+    const token = await world.token(source.base);
+    const paid = await world.http
+      .post(`${source.base}/api/v1/payments/card`)
+      .set("authorization", token)
+      .send(cardPaymentBody({ callbackUrl: "http://127.0.0.1:9/hook" }));
+    expect(paid.status).toBe(200);
+    const res = await world.server.fetch(new Request(`http://sandbox.test${source.base}/_sandbox/snapshot`));
+    writeFileSync(join(dir, "pending.snapshot"), Buffer.from(await res.arrayBuffer()));
+    const file = stepsFile("skipped", {
+      snapshot: "pending.snapshot",
+      steps: [{ webhook: { transactionId: paid.body.transactionId, delivery: "skipped" } }],
+    });
+    const r = await runCli([file]);
+    expect(r.code, r.out + r.err).toBe(0);
+    expect(r.out).toContain("1 passed, 0 failed");
+  });
 });

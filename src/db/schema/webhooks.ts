@@ -1,6 +1,9 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
+/** A delivery's status in the journal (docs/webhooks.md); `skipped` is a copy's share of its source's pending ones (docs/snapshots.md). */
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed", "skipped"] as const;
+
 /**
  * The transactional outbox (a state change and its webhook commit together) and the delivery journal in one: a row is written in
  * the same database transaction as the status change it reports; the dispatcher only reads it.
@@ -21,7 +24,7 @@ export const webhookDeliveries = sqliteTable(
     url: text("url").notNull(),
     headers: text("headers", { mode: "json" }).$type<Record<string, string>>().notNull(),
     body: text("body").notNull(),
-    status: text("status", { enum: ["pending", "delivered", "failed", "skipped"] }).notNull(),
+    status: text("status", { enum: DELIVERY_STATUSES }).notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),
     nextAttemptAt: integer("next_attempt_at"),
     /** Virtual ms an attempt started and has not yet been recorded; set across a crash. */
