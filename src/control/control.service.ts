@@ -96,8 +96,10 @@ export class ControlService {
     }
     this.ctx.scenarios.changed();
     const from = this.ctx.clock.nowMs();
-    this.ctx.clock.resetTo(opts.startTime ?? originNow ?? this.startTime());
-    this.moved(from);
+    const to = opts.startTime ?? originNow ?? this.startTime();
+    this.ctx.clock.resetTo(to);
+    // the event says the instant the clock was put at, not a read of the running clock a moment later
+    this.moved(from, to);
     for (const hook of this.resetHooks) hook(origin !== undefined);
   }
 
