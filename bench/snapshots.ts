@@ -289,17 +289,7 @@ async function suiteWorld(base: string): Promise<string> {
         requestId: `tok-${i}`,
         merchantId: 1001,
         card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "123" },
-        billingDetails: {
-          firstName: "Bench",
-          lastName: "Mark",
-          address1: "1 Load St",
-          city: "London",
-          state: "LDN",
-          country: "GB",
-          postalCode: "N1 9GU",
-          email: "bench@example.com",
-          dateOfBirth: "1990-01-31",
-        },
+        billingDetails: BENCH_BILLING,
       },
       auth,
     );
