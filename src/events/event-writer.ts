@@ -12,7 +12,7 @@
 import type { Db } from "../db/client.js";
 import { atCommit } from "../db/commit.js";
 import { toIso } from "../platform/clock.js";
-import type { EventsRepo, StoredEvent } from "./events.repo.js";
+import type { DeliveryFacts, EventsRepo, StoredEvent } from "./events.repo.js";
 
 /** A status change (or the creation) of a transaction of any kind. */
 export interface TransactionChange {
@@ -36,6 +36,11 @@ export interface AttemptResult {
   at: number;
   httpStatus: number | null;
   error: string | null;
+  /**
+   * The delivery's transaction, chaos mode and merchant mid when the dispatcher already holds them
+   * (written with the delivery, or read with its claim): no read of the delivery's row per attempt.
+   */
+  facts?: DeliveryFacts | undefined;
 }
 
 export abstract class EventWriter {
@@ -64,7 +69,7 @@ export abstract class EventWriter {
 
   /** A webhook attempt ended (delivered, failed, or interrupted by a stop). */
   webhook(a: AttemptResult): void {
-    const facts = this.repo.deliveryFacts(a.seq);
+    const facts = a.facts ?? this.repo.deliveryFacts(a.seq);
     const transactionId = facts?.transactionId ?? null;
     const data: Record<string, unknown> = { deliveryId: a.deliveryId, transactionId, url: a.url, attempt: a.attempt };
     if (a.httpStatus !== null) data.httpStatus = a.httpStatus;

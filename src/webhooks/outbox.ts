@@ -80,6 +80,11 @@ function buildTarget(callbackUrl: string, paymentMethod: string, apmType?: strin
   return u.toString();
 }
 
+/** A delivery's stored headers (the journal shows them; the sender thread adds the attempt's own). */
+function deliveryHeaders(sum: string, id: string): Record<string, string> {
+  return { "Content-Type": "application/json", "X-Checksum": sum, "X-Sandbox-Delivery-Id": id };
+}
+
 export interface OutboxDeps {
   db: Db;
   clock: Clock;
@@ -121,49 +126,60 @@ export class Outbox {
     const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
     const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
     const rates = input.merchant.webhookChaos;
+    const sum = checksum(input.kind, input.body, input.merchant.merchantSecret);
+    const body = JSON.stringify(input.body);
+    const transactionId = input.transactionId ?? null;
+    if (!rates) {
+      const place = blocked ? undefined : this.deps.dispatch?.placement(url);
+      if (place === undefined) this.deps.dispatch?.wake();
+      // the headers' JSON text made once: stored as it is, and sent as it is (docs/performance.md)
+      const headers = JSON.stringify(deliveryHeaders(sum, id));
+      const taken = place === "take";
+      const seq = this.repo.insertText({
+        id,
+        merchantKey: input.merchant.merchantKey,
+        kind: input.kind,
+        orderKey,
+        transactionId,
+        subscriptionId: input.subscriptionId ?? null,
+        eventStatus: input.eventStatus,
+        url,
+        headers,
+        body,
+        status: "pending",
+        // "take": written already in flight (attempt 1) and sent right after the commit, no claim needed;
+        // "park": its destination is full, written already parked (no due time) and queued behind the
+        // others, as a claim would have parked it, without the due-index entry, the claim and the park UPDATE
+        attemptCount: taken ? 1 : 0,
+        nextAttemptAt: blocked || place !== undefined ? null : now,
+        inFlightSince: taken ? now : null,
+        createdAt: now,
+        updatedAt: now,
+      });
+      if (taken) {
+        const row = { seq, id, orderKey, url, headers, body, attemptCount: 0, transactionId, chaos: null, mid: input.merchant.mid };
+        this.deps.dispatch?.take(row, now);
+      } else if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
+      return id;
+    }
+    this.deps.dispatch?.wake();
     const row = {
       id,
       merchantKey: input.merchant.merchantKey,
       kind: input.kind,
       orderKey,
-      transactionId: input.transactionId ?? null,
+      transactionId,
       subscriptionId: input.subscriptionId ?? null,
       eventStatus: input.eventStatus,
       url,
-      headers: {
-        "Content-Type": "application/json",
-        "X-Checksum": checksum(input.kind, input.body, input.merchant.merchantSecret),
-        "X-Sandbox-Delivery-Id": id,
-      },
-      body: JSON.stringify(input.body),
+      headers: deliveryHeaders(sum, id),
+      body,
       status: "pending",
       attemptCount: 0,
       nextAttemptAt: blocked ? null : now,
       createdAt: now,
       updatedAt: now,
     } satisfies NewDeliveryInput;
-    const place = rates || blocked ? undefined : this.deps.dispatch?.placement(url);
-    if (place === "take") {
-      // written already in flight (attempt 1) and sent right after the commit: no claim needed
-      const seq = this.repo.insert({ ...row, nextAttemptAt: null, inFlightSince: now, attemptCount: 1 });
-      this.deps.dispatch?.take(
-        { seq, id, orderKey, url, headers: JSON.stringify(row.headers), body: row.body, attemptCount: 0 },
-        now,
-      );
-      return id;
-    }
-    if (place === "park") {
-      // its destination is full: written already parked (no due time) and queued behind the others,
-      // as a claim would have parked it, without the due-index entry, the claim and the park UPDATE (docs/performance.md)
-      const seq = this.repo.insert({ ...row, nextAttemptAt: null });
-      this.deps.dispatch?.park(seq, id, url, now);
-      return id;
-    }
-    this.deps.dispatch?.wake();
-    if (!rates) {
-      this.repo.insert(row);
-      return id;
-    }
     // opt-in webhook chaos (docs/webhooks.md#webhook-chaos): only merchants whose scenario asks for it pay for this
     let mode = decideChaos(rates, id);
     // the delivery that overtakes a held one goes now (else two held ones would just keep their order)

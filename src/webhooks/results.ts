@@ -60,6 +60,8 @@ export class AttemptResults {
       error: o.error,
       durationMs: o.durationMs,
     });
+    const r = o.row;
+    const facts = r.mid === undefined ? undefined : { transactionId: r.transactionId ?? null, chaos: r.chaos ?? null, mid: r.mid };
     for (const l of this.listeners) {
       l({
         seq: o.row.seq,
@@ -69,6 +71,7 @@ export class AttemptResults {
         at: o.at,
         httpStatus: o.httpStatus,
         error: o.error,
+        facts,
       });
     }
     if (!o.ok) this.logFailure(o, next);

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
-import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
@@ -12,11 +11,20 @@ export type NewDeliveryInput = Omit<
   "seq" | "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos"
 > &
   Partial<Pick<DeliveryRow, "inFlightSince" | "replayOf" | "transactionId" | "subscriptionId" | "chaos">>;
+/** A new delivery with its headers already as the JSON text stored (the outbox makes it once: docs/performance.md). */
+export type NewDeliveryText = Omit<NewDeliveryInput, "headers"> & { headers: string };
 /**
  * What sending and recording an attempt need of a delivery; `headers` as stored (JSON text): it goes
- * to the sender thread as it is, and is parsed there (no parse and clone of an object).
+ * to the sender thread as it is, and is parsed there (no parse and clone of an object). The
+ * delivery's transaction, chaos mode and merchant's mid, when the row that made it knew them, go
+ * into the attempt's event without reading the delivery back (src/events/event-writer.ts).
  */
-export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & { headers: string };
+export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & {
+  headers: string;
+  transactionId?: string | null;
+  chaos?: string | null;
+  mid?: string | null;
+};
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 export type DeliveryStatus = DeliveryRow["status"];
 
@@ -35,7 +43,8 @@ const d = webhookDeliveries;
  * row mapping cost more than SQLite's own work. A claim's writes take the chunk's seqs as one JSON
  * array (json_each): one statement per chunk rather than one per row.
  */
-const DUE_COLUMNS = `seq, id, order_key AS orderKey, url, headers, body, attempt_count AS attemptCount`;
+const DUE_COLUMNS = `seq, id, order_key AS orderKey, url, headers, body, attempt_count AS attemptCount, transaction_id AS transactionId, chaos,
+  (SELECT mid FROM merchants m WHERE m.merchant_key = webhook_deliveries.merchant_key) AS mid`;
 const HOT = {
   nextDue: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
   due: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
@@ -45,6 +54,7 @@ const HOT = {
   settle: `UPDATE webhook_deliveries SET status = ?, in_flight_since = NULL, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND in_flight_since IS NOT NULL`,
   addAttempt: `INSERT INTO webhook_attempts (delivery_id, n, at, http_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`,
   inFlight: `SELECT seq, id FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND in_flight_since IS NOT NULL`,
+  add: `INSERT INTO webhook_deliveries (id, merchant_key, kind, order_key, transaction_id, subscription_id, event_status, url, headers, body, status, attempt_count, next_attempt_at, in_flight_since, replay_of, chaos, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   promote: `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE seq = (SELECT seq FROM webhook_deliveries WHERE order_key = ? AND status = 'pending' ORDER BY seq LIMIT 1) AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
 } as const;
 type HotName = keyof typeof HOT;
@@ -70,7 +80,6 @@ export class WebhooksRepo {
   private readonly hot: Record<HotName, Database.Statement>;
   private readonly pendingOfKey;
   private readonly pendingOfKeys;
-  private readonly add;
 
   constructor(private readonly db: Db) {
     this.pendingOfKey = lazy(() =>
@@ -90,7 +99,6 @@ export class WebhooksRepo {
         )
         .pluck(),
     );
-    this.add = preparedInsert(db.$client, d);
     const hot = {} as Record<HotName, Database.Statement>;
     for (const name of Object.keys(HOT) as HotName[]) hot[name] = lazy(() => db.$client.prepare(HOT[name]));
     this.hot = hot;
@@ -177,9 +185,35 @@ export class WebhooksRepo {
 
   /** Inserts a delivery; returns its seq. */
   insert(row: NewDeliveryInput): number {
+    return this.insertText({ ...row, headers: JSON.stringify(row.headers) });
+  }
+
+  /**
+   * Inserts a delivery whose headers are already JSON text (stored as they are: the same bytes the
+   * json column writes); returns its seq. Plain SQL with positional values: no pass over a row object.
+   */
+  insertText(row: NewDeliveryText): number {
     return Number(
-      this.add({ inFlightSince: null, replayOf: null, transactionId: null, subscriptionId: null, chaos: null, ...row })
-        .lastInsertRowid,
+      this.hot.add.run(
+        row.id,
+        row.merchantKey,
+        row.kind,
+        row.orderKey,
+        row.transactionId ?? null,
+        row.subscriptionId ?? null,
+        row.eventStatus,
+        row.url,
+        row.headers,
+        row.body,
+        row.status,
+        row.attemptCount,
+        row.nextAttemptAt,
+        row.inFlightSince ?? null,
+        row.replayOf ?? null,
+        row.chaos ?? null,
+        row.createdAt,
+        row.updatedAt,
+      ).lastInsertRowid,
     );
   }
 
