@@ -330,7 +330,8 @@ try {
         `the event log and the recording's statements ${eventsRecordingUs.toFixed(1)} µs; ` +
         `the plain server's main thread: ${((m.after.gcs - m.before.gcs) / (n / 1000)).toFixed(1)} GCs per 1,000 payments; the statements by time:`,
     );
-    for (const s of stmts.sort((a, b) => b.ns - a.ns).slice(0, 12)) {
+    // COST_TOP=n: the n costliest statements (default 12)
+    for (const s of stmts.sort((a, b) => b.ns - a.ns).slice(0, Number(process.env.COST_TOP ?? 12))) {
       console.log(
         `  ${per(s.calls).toFixed(2)}× ${(per(s.ns) / 1000).toFixed(1)} µs  ${s.source.replace(/\s+/g, " ").slice(0, 110)}`,
       );

@@ -43,12 +43,13 @@ const d = webhookDeliveries;
  * row mapping cost more than SQLite's own work. A claim's writes take the chunk's seqs as one JSON
  * array (json_each): one statement per chunk rather than one per row.
  */
-const DUE_COLUMNS = `seq, id, order_key AS orderKey, url, headers, body, attempt_count AS attemptCount, transaction_id AS transactionId, chaos,
-  (SELECT mid FROM merchants m WHERE m.merchant_key = webhook_deliveries.merchant_key) AS mid`;
+const DUE_COLUMNS = `d.seq, d.id, d.order_key AS orderKey, d.url, d.headers, d.body, d.attempt_count AS attemptCount, d.transaction_id AS transactionId, d.chaos, m.mid`;
+// with the merchant's mid, which the attempt's event reports (src/events/event-writer.ts)
+const DUE_FROM = `webhook_deliveries AS d LEFT JOIN merchants AS m ON m.merchant_key = d.merchant_key`;
 const HOT = {
   nextDue: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
-  due: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, seq LIMIT ?`,
-  parked: `SELECT ${DUE_COLUMNS} FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND status = 'pending' AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
+  due: `SELECT ${DUE_COLUMNS} FROM ${DUE_FROM} WHERE d.status = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
+  parked: `SELECT ${DUE_COLUMNS} FROM ${DUE_FROM} WHERE d.seq IN (SELECT value FROM json_each(?)) AND d.status = 'pending' AND d.next_attempt_at IS NULL AND d.in_flight_since IS NULL`,
   markInFlight: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))`,
   park: `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE seq IN (SELECT value FROM json_each(?))`,
   settle: `UPDATE webhook_deliveries SET status = ?, in_flight_since = NULL, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND in_flight_since IS NOT NULL`,
