@@ -157,7 +157,18 @@ export class Outbox {
         updatedAt: now,
       });
       if (taken) {
-        const row = { seq, id, orderKey, url, headers, body, attemptCount: 0, transactionId, chaos: null, mid: input.merchant.mid };
+        const row = {
+          seq,
+          id,
+          orderKey,
+          url,
+          headers,
+          body,
+          attemptCount: 0,
+          transactionId,
+          chaos: null,
+          mid: input.merchant.mid,
+        };
         this.deps.dispatch?.take(row, now);
       } else if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
       return id;

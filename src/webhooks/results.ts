@@ -61,7 +61,8 @@ export class AttemptResults {
       durationMs: o.durationMs,
     });
     const r = o.row;
-    const facts = r.mid === undefined ? undefined : { transactionId: r.transactionId ?? null, chaos: r.chaos ?? null, mid: r.mid };
+    const facts =
+      r.mid === undefined ? undefined : { transactionId: r.transactionId ?? null, chaos: r.chaos ?? null, mid: r.mid };
     for (const l of this.listeners) {
       l({
         seq: o.row.seq,

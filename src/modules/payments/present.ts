@@ -10,7 +10,7 @@ import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.j
 import { cardMask } from "./card.js";
 import type { CardCallback, CardPaymentResponse } from "./payments.wire.js";
 
-/** The fields every card callback starts with (payments.wire.ts CARD_CALLBACK_HEAD): card payments' and card payouts'. */
+/** The fields every card callback starts with (payments.wire.ts CARD_CALLBACK_HEAD): card payments' (written out in presentCallback) and card payouts'. */
 export function presentCardHead(row: TransactionRow, merchant: Pick<Merchant, "mid">) {
   return {
     transactionId: row.id,
@@ -23,10 +23,20 @@ export function presentCardHead(row: TransactionRow, merchant: Pick<Merchant, "m
   };
 }
 
-/** docs/webhooks.md: the card payment callback body, field for field. */
+/**
+ * docs/webhooks.md: the card payment callback body, field for field. Written out rather than spread
+ * from presentCardHead: V8 made each spread-then-extended object with new hidden classes, ~5 KB and
+ * ~17 µs a callback against 0.5 KB and 0.3 µs (docs/performance.md).
+ */
 export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "mid">): CardCallback {
   return {
-    ...presentCardHead(row, merchant),
+    transactionId: row.id,
+    requestId: row.requestId,
+    mid: merchant.mid,
+    transactionStatus: row.status,
+    declineCode: row.declineCode,
+    cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
+    cardHolder: row.cardHolder,
     orderCurrency: row.orderCurrency,
     processedCurrency: row.processedCurrency,
     orderAmount: toMajorNumber(row.orderAmount, row.orderCurrency),

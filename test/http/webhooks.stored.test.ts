@@ -1,0 +1,113 @@
+/**
+ * What a card payment's webhook leaves in the database, on both ways a delivery goes out: written
+ * already in flight inside a group commit (the server) and sent after its COMMIT, or written due and
+ * claimed. The stored headers are the JSON text of the headers the receiver got (the journal reads
+ * them back), the callback body is the wire shape field for field, and the attempt's event names the
+ * delivery's transaction and merchant, as a read of the delivery's row would (docs/performance.md).
+ */
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { CardCallbackSchema } from "../../src/modules/payments/payments.wire.js";
+import { presentCallback } from "../../src/modules/payments/present.js";
+import { presentPayout } from "../../src/modules/payouts/payouts.present.js";
+import { PayoutInfoSchema } from "../../src/modules/payouts/payouts.wire.js";
+import { newTransactionRow } from "../../src/modules/transactions/new-row.js";
+import { makeServer, type TestServer } from "../helpers/harness.js";
+import { type Receiver, startReceiver } from "../helpers/receiver.js";
+import { cardPaymentBody } from "./payments.body.js";
+
+let s: TestServer | undefined;
+let receiver: Receiver | undefined;
+afterEach(async () => {
+  await s?.close();
+  await receiver?.close();
+  s = undefined;
+  receiver = undefined;
+});
+
+describe("a card payment's webhook, as stored", () => {
+  for (const groupCommit of [true, false]) {
+    it(`keeps the headers sent, and its attempt's event names the transaction and merchant (${groupCommit ? "written in flight" : "claimed"})`, async () => {
+      // a created sandbox runs with group commit, as the server does (its delivery is written in
+      // flight and sent after the COMMIT); the test server's root sandbox commits each transaction
+      s = makeServer({ groupCommit: true });
+      receiver = await startReceiver();
+      const base = groupCommit ? (await s.create()).base : "";
+      const token = await s.token(base);
+      const res = await s.http
+        .post(`${base}/api/v1/payments/card`)
+        .set("Authorization", token)
+        .send(cardPaymentBody({ callbackUrl: `${receiver.url}/hook` }));
+      expect(res.status).toBe(200);
+      const tx = res.body.transactionId as string;
+      const [hook] = await receiver.waitFor(1);
+      const list = await s.http.get(`${base}/_sandbox/webhooks?transactionId=${tx}`).expect(200);
+      expect(list.body).toHaveLength(1);
+      const entry = list.body[0];
+      expect(entry).toMatchObject({ status: "delivered", attempts: [{ httpStatus: 200 }] });
+      // a created sandbox's file as it stands (its state's image: docs/snapshots.md)
+      const opened = (s.server.sandboxes as unknown as { opened: Map<string, { comp: { state(): { image: Buffer } } }> }).opened;
+      const sqlite = groupCommit
+        ? new Database(opened.get(base.split("/").at(-1) ?? "")?.comp.state().image as Buffer)
+        : s.server.root.db.$client;
+      try {
+        const row = sqlite.prepare("SELECT id, headers, attempt_count AS n FROM webhook_deliveries").get() as {
+          id: string;
+          headers: string;
+          n: number;
+        };
+        expect(row).toMatchObject({ id: entry.id, n: 1 });
+        expect(row.headers).toBe(
+          JSON.stringify({
+            "Content-Type": "application/json",
+            "X-Checksum": hook?.headers["x-checksum"],
+            "X-Sandbox-Delivery-Id": row.id,
+          }),
+        );
+        expect(entry.headers).toEqual(JSON.parse(row.headers));
+        expect(Object.keys(hook?.body as object)).toEqual(Object.keys(CardCallbackSchema.shape));
+
+        const events = sqlite
+          .prepare("SELECT transaction_id AS tx, merchant, data FROM events WHERE type = 'webhook'")
+          .all() as Array<{
+          tx: string;
+          merchant: string;
+          data: string;
+        }>;
+        expect(events).toHaveLength(1);
+        expect(events[0]).toMatchObject({ tx, merchant: "sandbox-mid-001" });
+        const data = JSON.parse(events[0]?.data ?? "{}");
+        expect(data).toMatchObject({ deliveryId: row.id, transactionId: tx, attempt: 1, httpStatus: 200 });
+        expect(data).not.toHaveProperty("chaos");
+      } finally {
+        if (groupCommit) sqlite.close();
+      }
+    });
+  }
+
+  it("card callbacks keep their fields in the order of their wire schemas", () => {
+    const row = newTransactionRow(Date.UTC(2026, 0, 15), {
+      id: "tx_1",
+      merchantKey: "mk",
+      kind: "card_payment",
+      status: "SUCCEED",
+      requestId: "r-1",
+      cardBin: "411111",
+      cardLast4: "1111",
+      cardLength: 16,
+      orderCurrency: "EUR",
+      orderAmount: 2050,
+      processedCurrency: "EUR",
+      processedAmount: 2050,
+    });
+    const payment = presentCallback(row, { mid: "mid-1" });
+    expect(Object.keys(payment)).toEqual(Object.keys(CardCallbackSchema.shape));
+    expect(payment).toMatchObject({
+      mid: "mid-1",
+      cardMask: "411111******1111",
+      orderAmount: 20.5,
+      createdAt: "2026-01-15T00:00:00.000Z",
+    });
+    expect(Object.keys(presentPayout(row, { mid: "mid-1" }))).toEqual(Object.keys(PayoutInfoSchema.shape));
+  });
+});
