@@ -99,7 +99,7 @@ try {
       .slice(0, k)
       .map(([name, b]) => `  ${(b / n / 1024).toFixed(2).padStart(6)} KB  ${name}`)
       .join("\n");
-  console.log(`== by file\n${top(byFile, 25)}\n== by function\n${top(byFn, 40)}`);
+  console.log(`== by file\n${top(byFile, 25)}\n== by function\n${top(byFn, Number(process.env.TOP ?? 40))}`);
 } finally {
   await sandbox.stop();
   receiver.stop();
