@@ -185,6 +185,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** A delivery the outbox wrote in flight ("take"): counted against its destination now, sent after the COMMIT. */
   take(row: DueRow, at: number): void {
+    this.results.wroteAlone(row.orderKey);
     const key = destinationOf(row.url);
     // a request rolled back earlier in this batch may have freed this seq: forget what it took
     const stale = this.lanes.flights.get(row.seq);
@@ -302,9 +303,15 @@ export class WebhookDispatcher implements DueWork {
     return flights.length;
   }
 
+  /** Any delivery of `orderKey` the outbox wrote other than one it handed over (`take`). */
+  wrote(orderKey: string): void {
+    this.results.wrote(orderKey);
+  }
+
   /** Forgets parked rows (reset dropped them). */
   clear(): void {
     this.lanes.clearParked();
+    this.results.clear();
   }
 
   /** Closes the keep-alive connections (tests, shutdown). */

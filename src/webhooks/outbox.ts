@@ -19,6 +19,8 @@ export interface OutboxDispatch {
   placement(url: string): "take" | "park" | undefined;
   take(row: DueRow, at: number): void;
   park(seq: number, id: string, url: string, at: number): void;
+  /** A delivery of `orderKey` was written and not handed over by `take` (it may wait behind one on the wire). */
+  wrote(orderKey: string): void;
 }
 
 export interface EnqueueInput {
@@ -170,9 +172,13 @@ export class Outbox {
           mid: input.merchant.mid,
         };
         this.deps.dispatch?.take(row, now);
-      } else if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
+        return id;
+      }
+      this.deps.dispatch?.wrote(orderKey);
+      if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
       return id;
     }
+    this.deps.dispatch?.wrote(orderKey);
     this.deps.dispatch?.wake();
     const row = {
       id,

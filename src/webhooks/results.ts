@@ -33,6 +33,13 @@ export class AttemptResults {
   /** Its sandbox is being deleted: an attempt that fails now is the last (nothing would retry it). */
   deleting = false;
   private readonly listeners: Array<(a: AttemptResult) => void> = [];
+  /**
+   * orderKeys whose delivery on the wire was written with no pending delivery of its key before it,
+   * and none has been written after it since: when it settles, nothing waits behind it, so the
+   * promote statement is skipped (docs/performance.md). Any other write of a key takes it out; a
+   * restart or a reset starts empty, which only costs the statement again.
+   */
+  private readonly alone = new Set<string>();
 
   constructor(
     private readonly repo: WebhooksRepo,
@@ -42,6 +49,22 @@ export class AttemptResults {
   /** Runs inside the transaction that records each attempt's result (interrupted ones included). */
   onAttempt(listener: (a: AttemptResult) => void): void {
     this.listeners.push(listener);
+  }
+
+  /** A delivery of `orderKey` was written already in flight, with no pending one of its key before it. */
+  wroteAlone(orderKey: string): void {
+    if (this.alone.size >= 100_000) this.alone.clear(); // rolled-back writes leave keys behind
+    this.alone.add(orderKey);
+  }
+
+  /** Any other delivery of `orderKey` was written (it may wait behind the one on the wire). */
+  wrote(orderKey: string): void {
+    this.alone.delete(orderKey);
+  }
+
+  /** Forgets every key (reset dropped the deliveries). */
+  clear(): void {
+    this.alone.clear();
   }
 
   /**
@@ -76,7 +99,10 @@ export class AttemptResults {
       });
     }
     if (!o.ok) this.logFailure(o, next);
-    return status !== "pending" && this.repo.promoteNext(o.row.orderKey, o.endedAt);
+    if (status === "pending") return false;
+    // nothing was written behind it: no next delivery to make due
+    if (this.alone.delete(o.row.orderKey)) return false;
+    return this.repo.promoteNext(o.row.orderKey, o.endedAt);
   }
 
   private logFailure(o: Outcome, next: number | null): void {

@@ -5,6 +5,8 @@
  * them back), the callback body is the wire shape field for field, and the attempt's event names the
  * delivery's transaction and merchant, as a read of the delivery's row would (docs/performance.md).
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { CardCallbackSchema } from "../../src/modules/payments/payments.wire.js";
@@ -14,7 +16,7 @@ import { PayoutInfoSchema } from "../../src/modules/payouts/payouts.wire.js";
 import { newTransactionRow } from "../../src/modules/transactions/new-row.js";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
-import { cardPaymentBody } from "./payments.body.js";
+import { cardPaymentBody, threeDsBody } from "./payments.body.js";
 
 let s: TestServer | undefined;
 let receiver: Receiver | undefined;
@@ -84,6 +86,55 @@ describe("a card payment's webhook, as stored", () => {
       }
     });
   }
+
+  it("a delivery written behind one on the wire goes once that one is answered (written in flight)", async () => {
+    s = makeServer({ groupCommit: true });
+    // a receiver that holds its first request until told to answer
+    const got: string[] = [];
+    let answerFirst: () => void = () => undefined;
+    const firstHeld = new Promise<void>((resolve) => {
+      answerFirst = resolve;
+    });
+    let arrived: () => void = () => undefined;
+    const firstArrived = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    const hold = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        got.push(JSON.parse(Buffer.concat(chunks).toString("utf8")).transactionStatus);
+        if (got.length === 1) {
+          arrived();
+          void firstHeld.then(() => res.end("ok"));
+        } else res.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => hold.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(hold.address() as AddressInfo).port}/hook`;
+      const { base } = await s.create();
+      const token = await s.token(base);
+      const res = await s.http.post(`${base}/api/v1/payments/card`).set("Authorization", token).send(threeDsBody(url));
+      expect(res.body.transactionStatus).toBe("CUSTOMER_VERIFICATION");
+      await firstArrived; // on the wire, unanswered
+      // the challenge answered: its SUCCEED callback waits behind the first
+      const answer = await s.http.post(`${base}/sandbox/3ds/${res.body.transactionId}`).type("form").send({ outcome: "success" });
+      expect(answer.status).toBeLessThan(400);
+      expect(got).toEqual(["CUSTOMER_VERIFICATION"]);
+      answerFirst();
+      const journal = async () => (await s!.http.get(`${base}/_sandbox/webhooks?transactionId=${res.body.transactionId}`)).body;
+      // each journal read waits for the answers the sender has read (its read barrier); the second
+      // delivery is claimed and sent when the first one's answer is recorded
+      for (let i = 0; i < 500 && got.length < 2; i++) await journal();
+      expect(got).toEqual(["CUSTOMER_VERIFICATION", "SUCCEED"]);
+      const entries = await journal();
+      expect(entries.map((e: { status: string }) => e.status)).toEqual(["delivered", "delivered"]);
+    } finally {
+      hold.closeAllConnections();
+      await new Promise((resolve) => hold.close(resolve));
+    }
+  });
 
   it("card callbacks keep their fields in the order of their wire schemas", () => {
     const row = newTransactionRow(Date.UTC(2026, 0, 15), {
