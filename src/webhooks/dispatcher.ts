@@ -185,7 +185,6 @@ export class WebhookDispatcher implements DueWork {
 
   /** A delivery the outbox wrote in flight ("take"): counted against its destination now, sent after the COMMIT. */
   take(row: DueRow, at: number): void {
-    this.results.wroteAlone(row.orderKey);
     const key = destinationOf(row.url);
     // a request rolled back earlier in this batch may have freed this seq: forget what it took
     const stale = this.lanes.flights.get(row.seq);
@@ -303,9 +302,9 @@ export class WebhookDispatcher implements DueWork {
     return flights.length;
   }
 
-  /** Any delivery of `orderKey` the outbox wrote other than one it handed over (`take`). */
-  wrote(orderKey: string): void {
-    this.results.wrote(orderKey);
+  /** The outbox wrote a delivery of `orderKey`; `alone`: no pending one of its key before it. */
+  wrote(orderKey: string, alone: boolean): void {
+    this.results.wrote(orderKey, alone);
   }
 
   /** Forgets parked rows (reset dropped them). */

@@ -19,8 +19,11 @@ export interface OutboxDispatch {
   placement(url: string): "take" | "park" | undefined;
   take(row: DueRow, at: number): void;
   park(seq: number, id: string, url: string, at: number): void;
-  /** A delivery of `orderKey` was written and not handed over by `take` (it may wait behind one on the wire). */
-  wrote(orderKey: string): void;
+  /**
+   * A delivery of `orderKey` was written: `alone` when no pending delivery of its key was before it
+   * (then, until another of its key is written, nothing waits behind it).
+   */
+  wrote(orderKey: string, alone: boolean): void;
 }
 
 export interface EnqueueInput {
@@ -158,6 +161,7 @@ export class Outbox {
         createdAt: now,
         updatedAt: now,
       });
+      this.deps.dispatch?.wrote(orderKey, !blocked);
       if (taken) {
         const row = {
           seq,
@@ -172,13 +176,10 @@ export class Outbox {
           mid: input.merchant.mid,
         };
         this.deps.dispatch?.take(row, now);
-        return id;
-      }
-      this.deps.dispatch?.wrote(orderKey);
-      if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
+      } else if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
       return id;
     }
-    this.deps.dispatch?.wrote(orderKey);
+    this.deps.dispatch?.wrote(orderKey, false);
     this.deps.dispatch?.wake();
     const row = {
       id,

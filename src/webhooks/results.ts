@@ -34,10 +34,10 @@ export class AttemptResults {
   deleting = false;
   private readonly listeners: Array<(a: AttemptResult) => void> = [];
   /**
-   * orderKeys whose delivery on the wire was written with no pending delivery of its key before it,
-   * and none has been written after it since: when it settles, nothing waits behind it, so the
-   * promote statement is skipped (docs/performance.md). Any other write of a key takes it out; a
-   * restart or a reset starts empty, which only costs the statement again.
+   * orderKeys whose pending delivery was written with no pending delivery of its key before it, and
+   * none has been written after it since: when it settles, nothing waits behind it, so the promote
+   * statement is skipped (docs/performance.md). Any other write of a key takes it out; a restart or
+   * a reset starts empty, and a full set is emptied: either only costs the statement again.
    */
   private readonly alone = new Set<string>();
 
@@ -51,15 +51,13 @@ export class AttemptResults {
     this.listeners.push(listener);
   }
 
-  /** A delivery of `orderKey` was written already in flight, with no pending one of its key before it. */
-  wroteAlone(orderKey: string): void {
-    if (this.alone.size >= 100_000) this.alone.clear(); // rolled-back writes leave keys behind
-    this.alone.add(orderKey);
-  }
-
-  /** Any other delivery of `orderKey` was written (it may wait behind the one on the wire). */
-  wrote(orderKey: string): void {
-    this.alone.delete(orderKey);
+  /** The outbox wrote a delivery of `orderKey`; `alone`: no pending one of its key before it. */
+  wrote(orderKey: string, alone: boolean): void {
+    if (!alone) this.alone.delete(orderKey);
+    else {
+      if (this.alone.size >= 100_000) this.alone.clear(); // a long advance's parked deliveries, rolled-back writes
+      this.alone.add(orderKey);
+    }
   }
 
   /** Forgets every key (reset dropped the deliveries). */
