@@ -31,6 +31,7 @@ import {
   type LoadResult,
   load,
   merchantToken,
+  migratedDbFile,
   paymentBody,
   printTable,
   ROOT,
@@ -150,29 +151,41 @@ function tableOf(source: string): string {
 }
 
 const receiver = await startCountingReceiver();
-const floor = await startBareFloor("insert");
+const schemaDb = migratedDbFile();
 const rows: Row[] = [];
 const details: Row[] = [];
 let broken = false;
+const perReq = (ms: number, n: number) => (n > 0 ? Math.round((ms * 1000) / n) : 0);
+
+/** One bare floor (bench/lib.ts startBareFloor) under the payments' load: req/s and CPU µs a request. */
+async function floorRun(kind: "insert" | "stub" | "rows") {
+  const floor = await startBareFloor(kind, schemaDb);
+  try {
+    const posts = (duration: number, tag: string) =>
+      load({
+        url: floor.url,
+        method: "POST",
+        path: "/",
+        bodyFor: (i) => paymentBody(`${tag}-${i}`, receiver.url),
+        connections: CONNECTIONS,
+        duration,
+        pid: floor.pid,
+      });
+    await posts(WARMUP, "warm");
+    const cpu0 = threadCpuMs(floor.pid);
+    const r = await posts(DURATION, "run");
+    const cpu1 = threadCpuMs(floor.pid);
+    const main = perReq((cpu1.get(floor.pid) ?? 0) - (cpu0.get(floor.pid) ?? 0), r.total);
+    const total = perReq([...cpu1.values()].reduce((a, b) => a + b, 0) - [...cpu0.values()].reduce((a, b) => a + b, 0), r.total);
+    if (r.errors > 0 || r.non2xx > 0) broken = true;
+    return { r, main, total };
+  } finally {
+    await floor.stop();
+  }
+}
+
 try {
-  const inserts = (duration: number) =>
-    load({
-      url: floor.url,
-      method: "POST",
-      path: "/",
-      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
-      connections: CONNECTIONS,
-      duration,
-      pid: floor.pid,
-    });
-  await inserts(WARMUP);
-  const cpu0 = threadCpuMs(floor.pid);
-  const f = await inserts(DURATION);
-  const cpu1 = threadCpuMs(floor.pid);
-  const perReq = (ms: number, n: number) => (n > 0 ? Math.round((ms * 1000) / n) : 0);
-  const fMain = perReq((cpu1.get(floor.pid) ?? 0) - (cpu0.get(floor.pid) ?? 0), f.total);
-  const fTotal = perReq([...cpu1.values()].reduce((a, b) => a + b, 0) - [...cpu0.values()].reduce((a, b) => a + b, 0), f.total);
-  if (f.errors > 0 || f.non2xx > 0) broken = true;
+  const { r: f, main: fMain, total: fTotal } = await floorRun("insert");
   rows.push({
     what: "insert floor",
     "req/s": f.rps,
@@ -189,6 +202,36 @@ try {
     "COMMIT µs": "",
   });
   emit("cost-floor", { rps: f.rps, cpuUsPerReq: fTotal, mainUs: fMain, loader: f.loader });
+  // beside it: a stateless stub (where WireMock stands) and the payment's rows alone (its storage's ceiling)
+  for (const [kind, what, stmts, written] of [
+    ["stub", "stateless stub (nothing kept)", 0, 0],
+    ["rows", "the payment's rows alone", 7, 4],
+  ] as const) {
+    const { r, main, total } = await floorRun(kind);
+    const vs = f.rps > 0 ? r.rps / f.rps : 0;
+    rows.push({
+      what,
+      "req/s": r.rps,
+      vsFloor: `${Math.round(vs * 100)}%`,
+      "CPU µs": total,
+      main,
+      sender: "",
+      checkpointer: "",
+      other: total - main,
+      "alloc KB": "",
+      statements: stmts,
+      "rows written": written,
+      "SQL µs": "",
+      "COMMIT µs": "",
+    });
+    emit(`cost-floor-${kind}`, {
+      rps: r.rps,
+      vsFloor: Number(vs.toFixed(3)),
+      cpuUsPerReq: total,
+      mainUs: main,
+      loader: r.loader,
+    });
+  }
 
   for (const mode of ["no-callback", "webhook"] as const) {
     const callback = mode === "webhook" ? receiver.url : undefined;
@@ -338,7 +381,6 @@ try {
     }
   }
 } finally {
-  await floor.stop();
   receiver.stop();
 }
 

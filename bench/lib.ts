@@ -10,13 +10,23 @@
  * server under test, so wrk's figures are the ones to compare with other wrk measurements.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, existsSync, constants as fsConstants, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  accessSync,
+  copyFileSync,
+  existsSync,
+  constants as fsConstants,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { Agent as HttpAgent, get as httpGet, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
+import { closeDb, openDb } from "../src/db/client.js";
 
 /** The project root (benchmarks run the built server in dist/, as `npm run bench` builds it first). */
 export const ROOT = new URL("../", import.meta.url).pathname;
@@ -163,33 +173,93 @@ const kind = process.env.FLOOR_KIND;
 const app = new Hono();
 if (kind === "hello") {
   app.get("/health", (c) => c.json({ status: "ok" }));
+} else if (kind === "stub") {
+  // a stateless stub: the body read and a canned answer, nothing kept
+  let n = 0;
+  app.post("/", async (c) => {
+    await c.req.text();
+    return c.json({ transactionId: "tx_" + ++n, transactionStatus: "SUCCEED" }, 201);
+  });
 } else {
   // the better-sqlite3 the server loads on this Node (src/db/sqlite-driver.ts)
   const { default: Database } = await import(Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3");
   const db = new Database(process.env.FLOOR_DB);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.exec("create table if not exists t (id integer primary key, body text not null)");
-  const insert = db.prepare("insert into t (body) values (?)");
-  app.post("/", async (c) => {
-    const id = insert.run(await c.req.text()).lastInsertRowid;
-    return c.json({ id: Number(id) }, 201);
-  });
+  if (kind === "insert") {
+    db.exec("create table if not exists t (id integer primary key, body text not null)");
+    const insert = db.prepare("insert into t (body) values (?)");
+    app.post("/", async (c) => {
+      const id = insert.run(await c.req.text()).lastInsertRowid;
+      return c.json({ id: Number(id) }, 201);
+    });
+  } else {
+    // rows: what the sandbox keeps of a card payment without a callback, and nothing else, on
+    // the sandbox's own migrated schema (FLOOR_DB is a copy of it): the idempotency look-up and
+    // row, the transaction row, its event and its recorded call, each request in a savepoint of
+    // one transaction per turn of the event loop, answered once it is committed (as src/db/commit.ts)
+    const s = (sql) => db.prepare(sql);
+    const find = s("SELECT body_hash, response FROM idempotency_keys WHERE merchant_key = ? AND operation = ? AND request_id = ?").raw();
+    const idem = s("INSERT INTO idempotency_keys (merchant_key, operation, request_id, body_hash, http_status, response, created_at) VALUES (?, ?, ?, ?, 200, ?, ?)");
+    const tx = s("INSERT INTO transactions (id, merchant_key, kind, request_id, status, card_bin, card_last4, card_length, card_exp_month, card_exp_year, card_holder, card_brand, card_profile, order_currency, order_amount, processed_currency, processed_amount, conversion_rate, three_ds, lang, billing_details, order_data, device, created_at, updated_at) VALUES (?, 'mk', 'card_payment', ?, 'SUCCEED', '411111', '1111', 16, ?, ?, ?, 'VISA', 'success', ?, 2050, ?, 2050, '1', 0, ?, ?, ?, ?, ?, ?)");
+    const ev = s("INSERT INTO events (type, transaction_id, merchant, data) VALUES ('transaction', ?, 'mid', ?)");
+    const rec = s("INSERT INTO recorded_calls (at, kind, method, path, merchant_key, body, status, response, webhooks_up_to) VALUES (?, 'request', 'POST', '/api/v1/payments/card', 'mk', ?, 200, ?, 0)");
+    const [begin, commit, savepoint, release] = ["BEGIN IMMEDIATE", "COMMIT", 'SAVEPOINT "tx"', 'RELEASE "tx"'].map(s);
+    let done;
+    let n = 0;
+    app.post("/", async (c) => {
+      const text = await c.req.text();
+      const b = JSON.parse(text);
+      if (!db.inTransaction) {
+        begin.run();
+        done = new Promise((resolve) => setImmediate(() => (commit.run(), resolve())));
+      }
+      const now = Date.now();
+      const id = "tx_" + now + "_" + ++n;
+      const answer = JSON.stringify({ transactionId: id, transactionStatus: "SUCCEED" });
+      savepoint.run();
+      if (find.get("mk", "card_payment", b.requestId)) throw new Error("duplicate");
+      tx.run(id, b.requestId, b.card.expMonth, b.card.expYear, b.card.cardHolderName, b.currency, b.currency, b.lang, JSON.stringify(b.billingDetails), JSON.stringify(b.order), JSON.stringify(b.device), now, now);
+      idem.run("mk", "card_payment", b.requestId, "0".repeat(64), answer, now);
+      ev.run(id, answer);
+      rec.run(now, text, answer);
+      release.run();
+      await done;
+      return c.body(answer, 200, { "content-type": "application/json" });
+    });
+  }
 }
 serve({ fetch: app.fetch, port: Number(process.env.FLOOR_PORT), hostname: "127.0.0.1" });
 `;
 
+/** An empty database file with every migration of this tree (the rows floor's schema); removed with the process's temp dirs. */
+export function migratedDbFile(): string {
+  const path = join(tempDir(), "schema.db");
+  closeDb(openDb(path));
+  return path;
+}
+
 /**
  * A bare @hono/node-server app in a child process: `hello` answers GET /health `{"status":"ok"}`,
- * `insert` does one better-sqlite3 INSERT (WAL, synchronous=NORMAL, as the sandbox) per POST /.
+ * `insert` does one better-sqlite3 INSERT (WAL, synchronous=NORMAL, as the sandbox) per POST /,
+ * `stub` answers a POST with a canned JSON and keeps nothing (where a stateless stub stands), `rows`
+ * writes what the sandbox keeps of a card payment without a callback (the idempotency look-up and
+ * row, the transaction, its event, its recorded call) in the sandbox's own schema and group commit,
+ * and nothing else: the ceiling of a payment that keeps those rows (docs/performance.md "The cost account").
+ * `schemaDb`: for `rows`, a migrated empty database file to copy (migratedDbFile()).
  */
-export async function startBareFloor(kind: "hello" | "insert"): Promise<Running> {
+export async function startBareFloor(kind: "hello" | "insert" | "stub" | "rows", schemaDb?: string): Promise<Running> {
   const dir = tempDir();
   const port = await freePort();
+  const dbFile = join(dir, "floor.db");
+  if (kind === "rows") {
+    if (!schemaDb) throw new Error("the rows floor needs a migrated database (migratedDbFile())");
+    copyFileSync(schemaDb, dbFile);
+  }
   const { proc, output, kill } = spawnNode(["--input-type=module", "-e", FLOOR_SOURCE], {
     FLOOR_KIND: kind,
     FLOOR_PORT: String(port),
-    FLOOR_DB: join(dir, "floor.db"),
+    FLOOR_DB: dbFile,
   });
   const url = `http://127.0.0.1:${port}`;
   const probe =
@@ -199,15 +269,15 @@ export async function startBareFloor(kind: "hello" | "insert"): Promise<Running>
           for (let i = 0; i < 5000; i++) {
             if (proc.exitCode !== null) throw new Error(`floor exited:\n${output()}`);
             try {
-              const res = await fetch(url, { method: "POST", body: "warmup" });
+              const res = await fetch(url, { method: "POST", body: paymentBody(`floor-probe-${i}`) });
               await res.arrayBuffer();
-              if (res.status === 201) return;
+              if (res.ok) return;
             } catch {
               // not listening yet
             }
             await delay(2);
           }
-          throw new Error(`insert floor did not start:\n${output()}`);
+          throw new Error(`${kind} floor did not start:\n${output()}`);
         })();
   return whenReady(probe, { url, port, proc, kill, dir, output });
 }

@@ -104,6 +104,8 @@ printTable(summary.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) 
 const TARGETS: Array<[string, string, string, ">=" | "<=" | "", number]> = [
   ["card payment, no callback: req/s ÷ insert floor's", "card-payment-no-callback", "ratio", ">=", 0.7],
   ["card payment, no callback ÷ floor (cost account)", "cost-no-callback", "vsFloor", ">=", 0.7],
+  ["beside it: a stateless stub ÷ floor (cost account)", "cost-floor-stub", "vsFloor", "", 0],
+  ["beside it: the payment's rows alone ÷ floor (cost account)", "cost-floor-rows", "vsFloor", "", 0],
   ["card payment + webhook: req/s ÷ insert floor's", "card-payment", "ratio", ">=", 0.5],
   ["card payment + webhook ÷ floor (cost account)", "cost-webhook", "vsFloor", ">=", 0.5],
   ["recording on vs off: % of throughput lost (events: no switch)", "recording-cost", "loss", "<=", 5],

@@ -98,6 +98,37 @@ function table(title: string, key: (n: ProfileNode) => string | undefined, rows:
   }
 }
 
+/**
+ * The part of a payment's path a profile node belongs to (docs/performance.md "The cost account"):
+ * SQLite's native time shows as its JavaScript caller's, so the storage part holds the statements'
+ * own time; the idempotency hash is told from the look-up in the same file by its functions.
+ */
+const HASH_FUNCTIONS = new Set(["hashedForm", "sortKeys", "quotedKey", "hash", "sha256Hex"]);
+function partOf(n: ProfileNode): string {
+  const file = fileOf(n);
+  const fn = n.callFrame.functionName;
+  if (HASH_FUNCTIONS.has(fn) || file === "node:internal/crypto/hash") return "idempotency hash";
+  if (file.startsWith("src/db/") || ["drizzle-orm", "better-sqlite3"].includes(file)) return "storage (SQLite's time included)";
+  if (file === "src/modules/idempotency/idempotency.service.ts") return "storage (SQLite's time included)";
+  if (file.startsWith("src/recording/")) return "recording";
+  if (file.startsWith("src/events/")) return "event log";
+  if (file.startsWith("src/webhooks/") || fn === "postMessage") return "webhooks (main thread)";
+  if (file.startsWith("src/http/") || file === "hono" || file.startsWith("@hono/")) return "hono, the adapter and our middleware";
+  if (
+    /^node:(_http|net|internal\/(streams|stream_base|http|url))|^node:(events|buffer)$/.test(file) ||
+    ["writev", "utf8Slice"].includes(file)
+  )
+    return "node:http and the socket";
+  if (file.startsWith("src/")) return "the services and their helpers";
+  if (file.startsWith("RegExp: ")) return "regular expressions";
+  if (["(idle)"].includes(file)) return "(idle)";
+  if (["(garbage collector)", "(program)", "runMicrotasks"].includes(file) || file.startsWith("node:internal/process"))
+    return "V8 and the event loop (GC, microtasks, ticks)";
+  return "other";
+}
+
+table("self time by part of the path", partOf, 20);
+table("of which other", (n) => (partOf(n) === "other" ? fileOf(n) : undefined), 8);
 table("self time by package", (n) => pkg(n.callFrame.url) || n.callFrame.functionName, 20);
 table("self time by source file (the bundle's parts by their markers)", fileOf, 30);
 table("self time by function", (n) => `${where(n)} ${fileOf(n)}`, 40);

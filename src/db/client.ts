@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
-import { commitNow, inSqliteTransaction } from "./commit.js";
+import { commitNow, inSqliteBatch, inSqliteTransaction } from "./commit.js";
 import * as schema from "./schema/index.js";
 import { Sqlite } from "./sqlite-driver.js";
 
@@ -126,6 +126,14 @@ export function journalImage(image: Buffer): Buffer {
  */
 export function inTransaction<T>(db: Db, fn: () => T): T {
   return inSqliteTransaction(db.$client, fn);
+}
+
+/**
+ * A write that needs no savepoint (one statement, or statements that may each stand alone): it joins
+ * the open transaction or the turn's group-commit batch, else autocommits (src/db/commit.ts).
+ */
+export function inBatch<T>(db: Db, fn: () => T): T {
+  return inSqliteBatch(db.$client, fn);
 }
 
 /** Commits what a group-commit batch still holds, then closes the file (shutdown, tests). */

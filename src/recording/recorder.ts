@@ -20,7 +20,7 @@
 import type { IncomingMessage } from "node:http";
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { type Db, inTransaction } from "../db/client.js";
+import { type Db, inBatch } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
@@ -149,10 +149,13 @@ export class Recorder {
     return this.keep > 0;
   }
 
-  /** Keeps one call, in the caller's transaction (or the turn's batch). */
+  /**
+   * Keeps one call, in the caller's transaction (or the turn's batch). No savepoint of its own: the
+   * insert is one statement, and the prune that may follow stands on its own (an old call dropped).
+   */
   record(call: CallFacts): void {
     if (!this.enabled) return;
-    inTransaction(this.db, () => {
+    inBatch(this.db, () => {
       const { lastInsertRowid } = this.add({
         at: call.at,
         kind: call.kind,

@@ -8,7 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { commitNow, committed, enableGroupCommit, inSqliteTransaction as inTransaction } from "../../src/db/commit.js";
+import {
+  commitNow,
+  committed,
+  enableGroupCommit,
+  inSqliteBatch,
+  inSqliteTransaction as inTransaction,
+} from "../../src/db/commit.js";
 import { Sqlite } from "../../src/db/sqlite-driver.js";
 
 let dir: string | undefined;
@@ -37,6 +43,31 @@ function files(grouped: boolean) {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe("group commit", () => {
+  it("inBatch joins the turn's batch with no savepoint of its own, and autocommits without group commit", async () => {
+    const plain = files(false);
+    inSqliteBatch(plain.writer, () => plain.insert.run("a"));
+    expect(plain.writer.inTransaction).toBe(false);
+    expect(plain.onDisk()).toEqual(["a"]);
+    for (const db of open.splice(0)) db.close();
+    rmSync(dir as string, { recursive: true, force: true });
+
+    const { writer, insert, onDisk } = files(true);
+    inSqliteBatch(writer, () => insert.run("b"));
+    // the batch is open and nothing is on disk until its commit
+    expect(writer.inTransaction).toBe(true);
+    expect(onDisk()).toEqual([]);
+    // a request's savepoint in the same turn that throws undoes only its own write
+    expect(() =>
+      inTransaction(writer, () => {
+        insert.run("x");
+        throw new Error("refused");
+      }),
+    ).toThrow("refused");
+    inSqliteBatch(writer, () => insert.run("c"));
+    await committed(writer);
+    expect(onDisk()).toEqual(["b", "c"]);
+  });
+
   it("without it, every inTransaction commits at once", () => {
     const { writer, insert, onDisk } = files(false);
     inTransaction(writer, () => insert.run("a"));
