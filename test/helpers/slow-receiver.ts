@@ -14,6 +14,11 @@ export interface SlowReceiver {
   /** Paths whose connection the sandbox closed before the answer. */
   cut: string[];
   waitFor(n: number): Promise<void>;
+  /**
+   * Until `n` connections were cut: the sandbox closes a socket and answers its own caller in the
+   * same moment, and this receiver sees the close a turn or more later (later still on a busy machine).
+   */
+  waitForCut(n: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,6 +41,7 @@ export async function slowReceiver(delayMs: number): Promise<SlowReceiver> {
         if (!res.writableFinished) {
           clearTimeout(timer);
           cut.push(path);
+          for (const w of waiters.splice(0)) w();
         }
       });
     });
@@ -44,12 +50,16 @@ export async function slowReceiver(delayMs: number): Promise<SlowReceiver> {
   const waitFor = async (n: number) => {
     while (arrived.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
   };
+  const waitForCut = async (n: number) => {
+    while (cut.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+  };
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     arrived,
     answered,
     cut,
     waitFor,
+    waitForCut,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

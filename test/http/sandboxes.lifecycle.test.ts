@@ -123,6 +123,8 @@ describe("DELETE /_sandbox/sandboxes/{id} keeps its webhooks", () => {
     expect(slow.cut).toEqual([]);
     expect(deleted).toBe(false);
     expect((await del).status).toBe(204);
+    // the DELETE closed the hung connection (the receiver hears of it a moment after the 204)
+    await slow.waitForCut(1);
     expect(slow.cut).toEqual(["/hung?paymentMethod=card"]);
     // a retry that nothing would make is not announced
     const lines = log.lines.filter((l) => l.includes("webhook attempt 1 failed"));
