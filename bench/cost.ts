@@ -185,22 +185,32 @@ async function floorRun(kind: "insert" | "stub" | "rows") {
 }
 
 try {
-  const { r: f, main: fMain, total: fTotal } = await floorRun("insert");
-  rows.push({
-    what: "insert floor",
-    "req/s": f.rps,
-    vsFloor: "100%",
-    "CPU µs": fTotal,
-    main: fMain,
+  /** A floor's line of the table: no threads of its own, nothing instrumented. */
+  const floorRow = (
+    what: string,
+    rps: number,
+    vs: string,
+    main: number,
+    total: number,
+    statements: number,
+    written: number,
+  ): Row => ({
+    what,
+    "req/s": rps,
+    vsFloor: vs,
+    "CPU µs": total,
+    main,
     sender: "",
     checkpointer: "",
-    other: fTotal - fMain,
+    other: total - main,
     "alloc KB": "",
-    statements: 1,
-    "rows written": 1,
+    statements,
+    "rows written": written,
     "SQL µs": "",
     "COMMIT µs": "",
   });
+  const { r: f, main: fMain, total: fTotal } = await floorRun("insert");
+  rows.push(floorRow("insert floor", f.rps, "100%", fMain, fTotal, 1, 1));
   emit("cost-floor", { rps: f.rps, cpuUsPerReq: fTotal, mainUs: fMain, loader: f.loader });
   // beside it: a stateless stub (where WireMock stands) and the payment's rows alone (its storage's ceiling)
   for (const [kind, what, stmts, written] of [
@@ -209,21 +219,7 @@ try {
   ] as const) {
     const { r, main, total } = await floorRun(kind);
     const vs = f.rps > 0 ? r.rps / f.rps : 0;
-    rows.push({
-      what,
-      "req/s": r.rps,
-      vsFloor: `${Math.round(vs * 100)}%`,
-      "CPU µs": total,
-      main,
-      sender: "",
-      checkpointer: "",
-      other: total - main,
-      "alloc KB": "",
-      statements: stmts,
-      "rows written": written,
-      "SQL µs": "",
-      "COMMIT µs": "",
-    });
+    rows.push(floorRow(what, r.rps, `${Math.round(vs * 100)}%`, main, total, stmts, written));
     emit(`cost-floor-${kind}`, {
       rps: r.rps,
       vsFloor: Number(vs.toFixed(3)),
