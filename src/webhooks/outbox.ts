@@ -134,33 +134,37 @@ export class Outbox {
     const sum = checksum(input.kind, input.body, input.merchant.merchantSecret);
     const body = JSON.stringify(input.body);
     const transactionId = input.transactionId ?? null;
+    // the row of either path below: its headers as stored (JSON text, or an object for the chaos inserts)
+    const delivery = <H>(headers: H, attemptCount: number, nextAttemptAt: number | null, inFlightSince: number | null) => ({
+      id,
+      merchantKey: input.merchant.merchantKey,
+      kind: input.kind,
+      orderKey,
+      transactionId,
+      subscriptionId: input.subscriptionId ?? null,
+      eventStatus: input.eventStatus,
+      url,
+      headers,
+      body,
+      status: "pending" as const,
+      attemptCount,
+      nextAttemptAt,
+      inFlightSince,
+      createdAt: now,
+      updatedAt: now,
+    });
     if (!rates) {
       const place = blocked ? undefined : this.deps.dispatch?.placement(url);
       if (place === undefined) this.deps.dispatch?.wake();
       // the headers' JSON text made once: stored as it is, and sent as it is (docs/performance.md)
       const headers = JSON.stringify(deliveryHeaders(sum, id));
       const taken = place === "take";
-      const seq = this.repo.insertText({
-        id,
-        merchantKey: input.merchant.merchantKey,
-        kind: input.kind,
-        orderKey,
-        transactionId,
-        subscriptionId: input.subscriptionId ?? null,
-        eventStatus: input.eventStatus,
-        url,
-        headers,
-        body,
-        status: "pending",
-        // "take": written already in flight (attempt 1) and sent right after the commit, no claim needed;
-        // "park": its destination is full, written already parked (no due time) and queued behind the
-        // others, as a claim would have parked it, without the due-index entry, the claim and the park UPDATE
-        attemptCount: taken ? 1 : 0,
-        nextAttemptAt: blocked || place !== undefined ? null : now,
-        inFlightSince: taken ? now : null,
-        createdAt: now,
-        updatedAt: now,
-      });
+      // "take": written already in flight (attempt 1) and sent right after the commit, no claim needed;
+      // "park": its destination is full, written already parked (no due time) and queued behind the
+      // others, as a claim would have parked it, without the due-index entry, the claim and the park UPDATE
+      const seq = this.repo.insertText(
+        delivery(headers, taken ? 1 : 0, blocked || place !== undefined ? null : now, taken ? now : null),
+      );
       this.deps.dispatch?.wrote(orderKey, !blocked);
       if (taken) {
         const row = {
@@ -181,23 +185,7 @@ export class Outbox {
     }
     this.deps.dispatch?.wrote(orderKey, false);
     this.deps.dispatch?.wake();
-    const row = {
-      id,
-      merchantKey: input.merchant.merchantKey,
-      kind: input.kind,
-      orderKey,
-      transactionId,
-      subscriptionId: input.subscriptionId ?? null,
-      eventStatus: input.eventStatus,
-      url,
-      headers: deliveryHeaders(sum, id),
-      body,
-      status: "pending",
-      attemptCount: 0,
-      nextAttemptAt: blocked ? null : now,
-      createdAt: now,
-      updatedAt: now,
-    } satisfies NewDeliveryInput;
+    const row = delivery(deliveryHeaders(sum, id), 0, blocked ? null : now, null) satisfies NewDeliveryInput;
     // opt-in webhook chaos (docs/webhooks.md#webhook-chaos): only merchants whose scenario asks for it pay for this
     let mode = decideChaos(rates, id);
     // the delivery that overtakes a held one goes now (else two held ones would just keep their order)
