@@ -5,11 +5,9 @@
 # The base is a build argument so a local stand-in of the official image can be used:
 # `docker build --build-arg NODE_IMAGE=... .`
 #
-# No compiler: on Node >= 22 the server loads better-sqlite3 13, whose addon comes prebuilt inside
-# its package (src/db/sqlite-driver.ts). Only a Node 20 base (an older stand-in) needs better-sqlite3
-# 12 compiled: the build stage then installs python3, make and g++ and compiles it, against the
-# headers the node image ships in /usr/local/include/node.
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The base is the active LTS line (docs/developing.md#nodejs-lines). No compiler: better-sqlite3 13
+# ships its addon prebuilt inside its package (src/db/sqlite-driver.ts).
+ARG NODE_IMAGE=node:26-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -18,20 +16,13 @@ ENV npm_config_nodedir=/usr/local \
     npm_config_fund=false \
     npm_config_audit=false
 # Dependencies first, from the lockfile alone, so a source change does not install them again.
-# No install scripts: better-sqlite3 12 (the one with a build script) is for Node 20 alone.
+# No install scripts: nothing here needs one (better-sqlite3's addon and esbuild's binary come in
+# packages).
 COPY package.json package-lock.json ./
-RUN npm ci --ignore-scripts \
- && if [ "$(node -p 'process.versions.node.split(".")[0]')" -lt 22 ]; then \
-      apt-get update \
-      && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 make g++ \
-      && rm -rf /var/lib/apt/lists/* \
-      && npm_config_build_from_source=true npm rebuild better-sqlite3; \
-    fi
+RUN npm ci --ignore-scripts
 COPY . .
 # Then the bundle, the production-only node_modules, and no build leftovers:
-# - better-sqlite3 12 keeps its JavaScript (drizzle-orm requires it by name and never uses it when
-#   handed a connection) and, on Node 20, its compiled addon; its C sources (~10 MB) go;
-# - better-sqlite3 13 keeps the prebuilt addon of this platform only, and no C sources;
+# - better-sqlite3 keeps the prebuilt addon of this platform only, and no C sources (~10 MB);
 # - dist/ drops the source maps (the image runs without --enable-source-maps).
 # The last line runs a scenario file in-process (the SQLite addon loads, a payment is made), and its
 # exit writes dist/.cache: the V8 code cache of the
@@ -40,16 +31,11 @@ COPY . .
 RUN npm run build \
  && npm prune --omit=dev \
  && npm cache clean --force \
- && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
-           node_modules/better-sqlite3/build/Release/obj* node_modules/better-sqlite3/build/Release/.deps \
-           node_modules/better-sqlite3/build/Release/test_extension.node node_modules/better-sqlite3/build/deps \
- && if [ -d node_modules/better-sqlite3-13 ]; then \
-      cd node_modules/better-sqlite3-13 \
-      && keep="$(node -p "require('./lib/binding.js').getPrebuildPath() || ''")" \
-      && for f in prebuilds/*.node; do [ "$PWD/$f" = "$keep" ] || rm -f "$f"; done \
-      && rm -rf deps src binding.gyp \
-      && cd /app; \
-    fi \
+ && cd node_modules/better-sqlite3 \
+ && keep="$(node -p "require('./lib/binding.js').getPrebuildPath() || ''")" \
+ && for f in prebuilds/*.node; do [ "$PWD/$f" = "$keep" ] || rm -f "$f"; done \
+ && rm -rf deps src binding.gyp \
+ && cd /app \
  && rm -f dist/*.map \
  && mkdir -p scenarios \
  && node dist/main.js --version \

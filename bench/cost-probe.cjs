@@ -66,9 +66,8 @@ if (isMainThread && process.env.COST_OUT) {
   // statements, per SQL text: [calls, ns, rows written]
   const sql = new Map();
   if (process.env.COST_SQL === "1") {
-    const driver = Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3";
     // resolved from the server's own script, so that it is the very module (and addon) the server loads
-    const Database = createRequire(process.argv[1] ?? `${process.cwd()}/package.json`)(driver);
+    const Database = createRequire(process.argv[1] ?? `${process.cwd()}/package.json`)("better-sqlite3");
     const probeDb = new Database(":memory:");
     const proto = Object.getPrototypeOf(probeDb.prepare("select 1"));
     probeDb.close();

@@ -46,9 +46,7 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 32;
 const PROBE = join(ROOT, "bench/cost-probe.cjs");
-const Sqlite = createRequire(import.meta.url)(
-  Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3",
-) as typeof BetterSqlite3;
+const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 
 interface Snapshot {
   seq: number;

@@ -181,8 +181,7 @@ if (kind === "hello") {
     return c.json({ transactionId: "tx_" + ++n, transactionStatus: "SUCCEED" }, 201);
   });
 } else {
-  // the better-sqlite3 the server loads on this Node (src/db/sqlite-driver.ts)
-  const { default: Database } = await import(Number(process.versions.node.split(".")[0]) >= 22 ? "better-sqlite3-13" : "better-sqlite3");
+  const { default: Database } = await import("better-sqlite3");
   const db = new Database(process.env.FLOOR_DB);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

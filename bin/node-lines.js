@@ -4,7 +4,7 @@
 // error or a native abort from the SQLite addon. Plain JavaScript that any Node since 14 parses.
 
 /** The LTS lines paysandbox supports; CI runs the whole test suite on each. */
-export const SUPPORTED_NODE_LINES = [20, 22, 24];
+export const SUPPORTED_NODE_LINES = [22, 24, 26];
 
 /**
  * What to say about a Node version: `undefined` on a supported line; a warning on a line newer than

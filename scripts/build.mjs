@@ -122,7 +122,7 @@ try {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     external: ["better-sqlite3", "pino-pretty", "undici", "yaml", "qrcode", "pngjs"],
     // CommonJS dependencies call require(); give the ESM bundle one.
     banner: {

@@ -2,7 +2,7 @@
  * The client side of Server-Sent Events, as the HTML standard's "event stream interpretation"
  * parses them (fields `event`, `data`, `id`, `retry`; `:` comments; CRLF, LF or CR line ends; an
  * event dispatched on a blank line, never without data), for `paysandbox listen` and the tests. The
- * server side is Hono's streamSSE. Node 20 has no EventSource, and the one in undici cannot send
+ * server side is Hono's streamSSE. Node 22 has no EventSource without a flag, and the one in undici cannot send
  * the admin token, nor say why a stream was refused (a 410 with the oldest id kept).
  */
 export interface SseEvent {

@@ -13,8 +13,7 @@
  *
  * Built, this is dist/checkpointer-worker.js (scripts/build.mjs); from src/ (tsx, vitest) the
  * TypeScript file itself (src/platform/worker-thread.ts). It imports only Node's own modules: the
- * SQLite package is the one the main thread resolved for this Node line (`workerData.driver`,
- * src/db/sqlite-driver.ts).
+ * SQLite package is the one the main thread resolved (`workerData.driver`, src/db/sqlite-driver.ts).
  */
 import { existsSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,7 +22,7 @@ import type BetterSqlite3 from "better-sqlite3";
 
 /** What the main thread passes (checkpointer.ts startThread). */
 export interface CheckpointerData {
-  /** The resolved entry of the SQLite package for this Node line. */
+  /** The resolved entry of the SQLite package (src/db/sqlite-driver.ts). */
   driver: string;
   /** Real ms between checkpoint passes. */
   ms: number;

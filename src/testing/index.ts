@@ -45,7 +45,7 @@ function instant(value: string | Date, name: string): number {
 }
 
 /**
- * Starts a sandbox for one test file. `await using`-free on purpose (Node 20): call `close()` in
+ * Starts a sandbox for one test file. `await using`-free on purpose (Node 22 has no `using`): call `close()` in
  * afterAll. Resolves once the server and the receiver listen and the scenario is loaded.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<TestSandbox> {
