@@ -18,9 +18,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { stopWithLauncher } from "../bin/launcher.js";
 import { assertSupportedNode } from "../bin/node-lines.js";
 
 assertSupportedNode(); // before the bundle, which may not even parse on an old Node
+stopWithLauncher(); // `kill $!` after `npm start &` or `npx paysandbox start &` reaches the server too
 
 const BUILD_ID = "__BUILD_ID__";
 const here = dirname(fileURLToPath(import.meta.url));
