@@ -7,9 +7,9 @@
  * never built; and, in this clone, a --db that is no database.
  */
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type Breakage, installCopy } from "../helpers/install-copy.js";
 import { ROOT, tempDbPath } from "../helpers/server.js";
 
@@ -71,10 +71,16 @@ const CASES: Array<[Breakage, Way[], RegExp]> = [
 ];
 
 describe("start-up failures: one line and exit 1, every way of starting", () => {
+  const copies: string[] = [];
+  afterAll(() => {
+    for (const root of copies) rmSync(root, { recursive: true, force: true });
+  });
+
   it.each(CASES)(
     "%s",
     async (breakage, ways, line) => {
       const root = installCopy(breakage);
+      copies.push(root);
       for (const way of ways) await failsWithOneLine(way, root, ["--db", ":memory:"], line);
     },
     120_000,
