@@ -9,7 +9,7 @@ import type { AppContext } from "./context.js";
 import { registerSandbox } from "./control/control.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./control/faults.js";
 import { registerTransactionsControl } from "./control/transactions.handlers.js";
-import { registerDashboard } from "./dashboard/dashboard.handlers.js";
+import { dashboard } from "./dashboard/dashboard.handlers.js";
 import { registerEvents } from "./events/events.handlers.js";
 import { registerDocs } from "./guide/api-reference.js";
 import { registerGuide } from "./guide/guide.handlers.js";
@@ -18,9 +18,10 @@ import { readBody } from "./http/body.js";
 import { documentCommonAnswers } from "./http/common-answers.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
-import { GATEWAY_PREFIXES } from "./http/gateway.js";
-import { adminAuth, awaitCommit, bearerAuth, requestContext } from "./http/middleware.js";
+import { GATEWAY_PREFIXES, REPORT_PATH } from "./http/gateway.js";
+import { adminAuth, awaitCommit, bearerAuth, reportCredentials, requestContext } from "./http/middleware.js";
 import { htmlErrors } from "./http/page-errors.js";
+import { lingerMs } from "./http/server-timeouts.js";
 import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerShopperPages } from "./modules/apm/hpp.handlers.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
@@ -61,7 +62,6 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerShopperPages,
   registerTransactionsControl,
   registerReports,
-  registerDashboard,
 ];
 
 /** What `GET /` answers a client that asks for JSON (browsers get the dashboard, docs/dashboard.md). */
@@ -92,7 +92,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...(base ? { getPath: stripBase(base) } : {}) });
 
   // Middleware is mounted only where it applies: every async layer costs each request a few µs.
-  app.use(requestContext(ctx.logger, base));
+  app.use(requestContext(ctx.logger, base, lingerMs(ctx.config)));
   app.use(awaitCommit(ctx.db.$client));
   if (base) {
     // pages only (dashboard, shopper pages, docs, guide): the gateway API answers JSON and pays nothing for this
@@ -101,18 +101,26 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   }
   // the shopper pages answer their errors as HTML (a browser posts them), before the body is read
   app.use("/sandbox/*", htmlErrors());
-  app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
-    "*",
-    readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
-  );
+  // Who is asking is judged first, before anything about the request: its body is read after
+  // (docs/control-plane.md#the-admin-token, docs/api.md#errors).
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
     // health stays open so container health checks need no secret
     app.use("/_sandbox/*", (c, next) => (c.req.path === "/_sandbox/health" ? next() : guard(c, next)));
   }
+  const board = dashboard(ctx);
+  app.use("/dashboard/*", board.guard);
   const bearer = bearerAuth(ctx.auth);
-  for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, bearer);
+  const report = reportCredentials(ctx.auth);
+  for (const prefix of GATEWAY_PREFIXES) {
+    app.use(`${prefix}/*`, bearer);
+    app.post(`${prefix}${REPORT_PATH}`, report);
+  }
+  app.on(
+    ["POST", "PUT", "PATCH", "DELETE"],
+    "*",
+    readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
+  );
   if (ctx.recorder.enabled) {
     // after the auth checks: a refused call is never recorded (docs/recording.md); inside
     // awaitCommit, so a call's record commits with the call
@@ -131,6 +139,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
+  board.register(app);
   for (const register of opts.routes ?? []) register(app);
   documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
 

@@ -16,6 +16,7 @@ import { createServer as composeServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
 import { closeDb } from "../db/client.js";
+import { serverTimeouts } from "../http/server-timeouts.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
 import { connectSandbox, fetchSnapshot, snapshotBytes } from "./connect.js";
@@ -69,7 +70,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     };
     const scenario = loadScenario();
     ctx.clockStore.save();
-    server = createServer(getRequestListener(createApp(ctx).fetch));
+    server = createServer(serverTimeouts(config), getRequestListener(createApp(ctx).fetch));
     const [url, hooksUrl] = await Promise.all([listen(server), listen(hooks.server)]);
     base = url;
     const first = scenario?.merchants[0] ?? BUILTIN_MERCHANT;
@@ -159,7 +160,7 @@ async function startFromSnapshot(options: StartSandboxOptions): Promise<TestSand
     logger: pino({ level: options.logLevel ?? "silent" }),
     publicUrl: () => base,
   });
-  const server = createServer(getRequestListener(composed.fetch));
+  const server = createServer(serverTimeouts(config), getRequestListener(composed.fetch));
   // due work of the root and of its sandbox, once a real second, as the server's own timer does
   const timer = setInterval(() => void composed.tick().catch(() => undefined), 1000);
   timer.unref();
