@@ -1,0 +1,231 @@
+/**
+ * What a snapshot's database must be before a sandbox opens from it (docs/snapshots.md#what-a-load-checks).
+ * The file's checksum only says the file is whole: anyone can recompute a SHA-256, so a load checks
+ * the SQLite image itself, in this order, and answers the first problem as a sentence (`undefined`:
+ * none), which the caller turns into `400 Invalid snapshot: <it>`:
+ *
+ * 1. it is a SQLite database at all;
+ * 2. its schema is exactly this build's after the migrations it says it has: every table, column,
+ *    index and constraint as those migrations leave them, and nothing more (no trigger or view that
+ *    would run code on a later write, no table or index of another program); and those migrations
+ *    are this build's (their hashes);
+ * 3. SQLite's `PRAGMA integrity_check` over a private copy whose tables are declared STRICT and carry
+ *    the rules of check-values.ts as CHECK constraints: in one pass over every page and row, the
+ *    b-trees and the free list are sound, every index holds exactly its table's rows, NOT NULL
+ *    holds, every value is of its column's type and meets its rules;
+ * 4. the scenario documents it keeps are scenarios (the outcome engine reads them on every payment).
+ *
+ * Pure: it opens its own in-memory connection on a copy of the image and closes it, so it can run on
+ * a worker thread. The schema is compared before anything else is read, so no statement of a foreign
+ * schema (a CHECK constraint's expression, say) ever runs here.
+ *
+ * Why `integrity_check` and not `quick_check`: quick_check skips matching each index against its
+ * table, and an index page copied over another (a damage the property test makes) then loads, and
+ * the copy's first write through that index fails with SQLITE_CORRUPT, a 5xx. The cost of the
+ * difference is measured in docs/snapshots.md#what-a-load-checks.
+ */
+import type Database from "better-sqlite3";
+import { appliedMigrations, migrationHashes, openDb } from "../db/client.js";
+import { Sqlite } from "../db/sqlite-driver.js";
+import { scenarioSchema } from "../scenarios/scenario.schema.js";
+import { CHECKED_TABLES, checkedTable, firstBadValue, rulesOf, type ValueRule } from "./check-values.js";
+import type { SnapshotMeta } from "./snapshot-file.js";
+
+/** One row of `sqlite_schema`. */
+interface SchemaRow {
+  type: string;
+  name: string;
+  tbl_name: string;
+  sql: string | null;
+}
+
+/** This build's schema after some of its migrations, and each table as the check declares it. */
+interface Expected {
+  objects: Map<string, SchemaRow>;
+  checked: Map<string, { sql: string; rules: ValueRule[] }>;
+}
+
+const SCHEMA = "SELECT type, name, tbl_name, sql FROM sqlite_schema";
+
+/** By number of migrations, made once each. */
+const expectedCache = new Map<number, Expected>();
+
+function expectedAfter(migrations: number): Expected {
+  let expected = expectedCache.get(migrations);
+  if (expected) return expected;
+  const db = openDb(":memory:", { migrations });
+  try {
+    const sqlite = db.$client;
+    const objects = new Map((sqlite.prepare(SCHEMA).all() as SchemaRow[]).map((r) => [r.name, r]));
+    const checked = new Map<string, { sql: string; rules: ValueRule[] }>();
+    for (const row of objects.values()) {
+      if (row.type !== "table" || !row.sql || !CHECKED_TABLES.has(row.name)) continue;
+      const columns = new Set((sqlite.pragma(`table_info("${row.name}")`) as Array<{ name: string }>).map((c) => c.name));
+      const rules = rulesOf(row.name, columns);
+      checked.set(row.name, { sql: checkedTable(row.sql, rules), rules });
+    }
+    // the declarations are this build's own: they must hold on its empty database
+    declare(sqlite, checked);
+    if (integrity(sqlite) !== "ok") throw new Error("snapshot check: the checked schema fails on an empty database");
+    expected = { objects, checked };
+  } finally {
+    db.$client.close();
+  }
+  expectedCache.set(migrations, expected);
+  return expected;
+}
+
+const NOT_SQLITE = "its database is not a SQLite database";
+const notOurs = (why: string) => `its database is not a paysandbox database (${why})`;
+
+/**
+ * The first problem of a snapshot's database image that says it has `migrations` of this build's
+ * migrations, or undefined when a sandbox can open from it.
+ */
+export function checkImage(image: Buffer, migrations: number): string | undefined {
+  const expected = expectedAfter(migrations);
+  let sqlite: Database.Database;
+  try {
+    sqlite = new Sqlite(inMemoryForm(image));
+  } catch {
+    return NOT_SQLITE;
+  }
+  try {
+    return (
+      checkSchema(sqlite, expected, migrations) ??
+      checkShape(image, sqlite) ??
+      checkRows(sqlite, expected) ??
+      checkScenarios(sqlite)
+    );
+  } catch (err) {
+    return readFailure(err);
+  } finally {
+    sqlite.close();
+  }
+}
+
+/**
+ * The first problem of what a snapshot says besides its database: the scenario a plain reset of its
+ * copies loads again is none or a scenario (its merchants are the new sandbox's first answer).
+ */
+export function checkMeta(meta: Pick<SnapshotMeta, "scenario">): string | undefined {
+  if (meta.scenario === null || meta.scenario === undefined || scenarioSchema.safeParse(meta.scenario).success) return undefined;
+  return "damaged (the scenario of its description is not a scenario)";
+}
+
+/**
+ * The image as `new Database(buffer)` opens it: a copy with the rollback-journal marker (bytes 18
+ * and 19 = 1) when it carries WAL's (2), else itself (better-sqlite3 copies it into SQLite's memory).
+ */
+function inMemoryForm(image: Buffer): Buffer {
+  if (image.length < 20 || (image[18] !== 2 && image[19] !== 2)) return image;
+  const copy = Buffer.from(image);
+  copy[18] = 1;
+  copy[19] = 1;
+  return copy;
+}
+
+function checkSchema(sqlite: Database.Database, expected: Expected, migrations: number): string | undefined {
+  const theirs = new Map((sqlite.prepare(SCHEMA).all() as SchemaRow[]).map((r) => [r.name, r]));
+  for (const [name, row] of expected.objects) {
+    if (!theirs.has(name)) return notOurs(`its schema has no ${row.type} ${name}`);
+  }
+  for (const [name, row] of theirs) {
+    const mine = expected.objects.get(name);
+    if (!mine) return notOurs(`its schema has a ${row.type} ${name} that this server's has not`);
+    if (mine.type !== row.type || mine.tbl_name !== row.tbl_name || mine.sql !== row.sql) {
+      return notOurs(`its ${row.type} ${name} is not defined as this server's`);
+    }
+  }
+  const applied = appliedMigrations(sqlite);
+  const hashes = migrationHashes();
+  if (applied.length !== migrations || applied.some((h, i) => h !== hashes[i])) {
+    return notOurs("its migrations differ from this server's");
+  }
+  return undefined;
+}
+
+/**
+ * What SQLite's integrity check takes for granted: the image is its pages and nothing else, and each
+ * table's and index's root page is a page of its kind (a table page at an index's root passes the
+ * integrity check, and the first read through that index fails).
+ */
+function checkShape(image: Buffer, sqlite: Database.Database): string | undefined {
+  const pageSize = sqlite.pragma("page_size", { simple: true }) as number;
+  const pages = sqlite.pragma("page_count", { simple: true }) as number;
+  if (image.length !== pageSize * pages) {
+    return `damaged (its database is ${image.length} bytes, not its ${pages} pages of ${pageSize})`;
+  }
+  const roots = sqlite.prepare("SELECT type, name, rootpage FROM sqlite_schema WHERE rootpage > 0").all() as Array<{
+    type: string;
+    name: string;
+    rootpage: number;
+  }>;
+  for (const { type, name, rootpage } of roots) {
+    // the page's first byte (after the file header on page 1): 13/5 a table's leaf/interior, 10/2 an index's
+    const kind = image[(rootpage - 1) * pageSize + (rootpage === 1 ? 100 : 0)];
+    const fits = type === "table" ? kind === 13 || kind === 5 : kind === 10 || kind === 2;
+    if (!fits)
+      return `damaged (the root page of ${type} ${name}, page ${rootpage}, is not a page of ${type === "table" ? "a table" : "an index"})`;
+  }
+  return undefined;
+}
+
+/** Declares each checked table as the check reads it (the connection is this check's own copy). */
+function declare(sqlite: Database.Database, checked: Expected["checked"]): void {
+  sqlite.unsafeMode(true);
+  try {
+    sqlite.pragma("writable_schema = ON");
+    const set = sqlite.prepare("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?");
+    for (const [name, { sql }] of checked) set.run(sql, name);
+    sqlite.pragma("writable_schema = RESET");
+  } finally {
+    sqlite.unsafeMode(false);
+  }
+}
+
+const integrity = (sqlite: Database.Database) =>
+  (sqlite.pragma("integrity_check(1)") as Array<{ integrity_check: string }>)[0]?.integrity_check ?? "ok";
+
+function checkRows(sqlite: Database.Database, expected: Expected): string | undefined {
+  declare(sqlite, expected.checked);
+  const first = integrity(sqlite);
+  if (first === "ok") return undefined;
+  const table = /^CHECK constraint failed in (\w+)$/.exec(first.trim())?.[1];
+  const rules = table ? expected.checked.get(table)?.rules : undefined;
+  const read = (sql: string) => sqlite.prepare(sql).get() as { r: number; i: number } | undefined;
+  const precise = table && rules ? firstBadValue(read, table, rules) : undefined;
+  return precise ?? `damaged (SQLite's integrity check: ${oneLine(first)})`;
+}
+
+function checkScenarios(sqlite: Database.Database): string | undefined {
+  const rows = sqlite.prepare("SELECT rowid AS r, name, document FROM scenarios").all() as Array<{
+    r: number;
+    name: string;
+    document: string;
+  }>;
+  for (const row of rows) {
+    let document: unknown;
+    try {
+      document = JSON.parse(row.document);
+    } catch {}
+    if (!scenarioSchema.safeParse(document).success) return `damaged (scenarios, row ${row.r}: document is not a scenario)`;
+  }
+  return undefined;
+}
+
+/** A statement that failed on the image: not a database, or a page SQLite found damaged on the way. */
+function readFailure(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  if (code === "SQLITE_NOTADB") return NOT_SQLITE;
+  return `damaged (SQLite: ${oneLine((err as Error).message)})`;
+}
+
+/** SQLite's report on one line: `*** in database main ***` and line breaks dropped, cut at 200 characters. */
+function oneLine(text: string): string {
+  const line = text
+    .replace(/\*\*\* in database \w+ \*\*\*/g, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
