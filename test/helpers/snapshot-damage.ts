@@ -281,9 +281,10 @@ export interface Called {
 /**
  * The calls a test makes on a sandbox loaded from a world's snapshot (`id` and `base` its own): auth,
  * a card payment, the status of each transaction the world holds and its subscription, the webhook
- * journal and the recording, a clock advance past the 3DS timeout and a month's charge, its snapshot
- * loaded again, a fork of it, its reset to the snapshot and a plain reset, a payment after them, and
- * its deletion. Each call's status; the copies it makes are deleted.
+ * journal, the recording, a report and the dashboard's pages (every row read), a clock advance past
+ * the 3DS timeout and a month's charge, its snapshot loaded again, a fork of it, its reset to the
+ * snapshot and a plain reset, a payment after each, and its deletion. Each call's status; the copies
+ * it makes are deleted.
  */
 export async function callsOn(send: Send, world: World, id: string, base: string): Promise<Called[]> {
   const out: Called[] = [];
@@ -309,6 +310,18 @@ export async function callsOn(send: Send, world: World, id: string, base: string
   await call("subscription", "GET", `${base}/api/v1/payments/card/recurring/${world.subscription}`, undefined, as);
   await call("journal", "GET", `${base}/_sandbox/webhooks`);
   await call("recording", "GET", `${base}/_sandbox/recording`, undefined, { accept: "application/json" });
+  await call(
+    "report",
+    "POST",
+    `${base}/api/v1/report-generator/s2s`,
+    { dateFrom: "2027-01-01", dateTo: "2027-12-31" },
+    {
+      "x-merchant-key": BUILTIN.merchantKey,
+      "x-merchant-secret": BUILTIN.merchantSecret,
+    },
+  );
+  await call("dashboard", "GET", `${base}/`, undefined, { accept: "text/html" });
+  await call("dashboard: subscriptions", "GET", `${base}/dashboard/subscriptions`, undefined, { accept: "text/html" });
   await call("advance", "POST", `${base}/_sandbox/clock/advance`, { by: "P32D" });
   const later = await tokenNow("auth after it");
   await call("status after it", "GET", `${base}/api/v1/payments/card/status/${world.transactions[2]}`, undefined, later);
