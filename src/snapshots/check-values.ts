@@ -3,11 +3,12 @@
  * (docs/snapshots.md#what-a-load-checks), as SQL over one row. A damaged page can hold a well-formed
  * record whose values are not what the code expects (text where a number goes, JSON that does not
  * parse, a status no lifecycle knows, an instant no date can hold), and that would surface as a 5xx
- * calls later; check.ts makes every rule a CHECK constraint of the table in its private copy, so
- * SQLite's own integrity check verifies them all in its one pass over the rows.
+ * calls later. check.ts runs them once SQLite's integrity check has found the pages sound: one scan
+ * of each table (firstBadValue).
  *
  * Every column's kind comes from the schema the code reads it through (src/db/schema/): integer
- * and text columns are checked by making the tables STRICT (check.ts), and here:
+ * and text columns are checked by SQLite itself, its integrity check reading the tables as STRICT
+ * (check.ts), and here:
  * - a boolean is 0 or 1; a JSON column parses; a column with a closed set of values (`enum`) holds one;
  * then what the code does with the values, column by column (`DOMAIN`): instants that a date can
  * hold, the lifecycle's kinds and statuses, currencies, amounts, dates, decimal rates, card lengths.
@@ -50,7 +51,10 @@ function kindRule(col: SQLiteColumn): ValueRule | undefined {
   const c = q(col.name);
   const enums = (col as { enumValues?: readonly string[] }).enumValues;
   let rule: ValueRule | undefined;
-  if (col.columnType === "SQLiteBoolean") rule = { column: col.name, sql: `${c} IN (0, 1)`, expected: "0 or 1" };
+  // an AUTOINCREMENT key at SQLite's largest rowid makes the table's next insert fail (SQLITE_FULL)
+  if (col.primary && col.columnType === "SQLiteInteger")
+    rule = { column: col.name, sql: `${c} BETWEEN 1 AND ${Number.MAX_SAFE_INTEGER}`, expected: "a key below 2^53" };
+  else if (col.columnType === "SQLiteBoolean") rule = { column: col.name, sql: `${c} IN (0, 1)`, expected: "0 or 1" };
   else if (col.columnType === "SQLiteTextJson") rule = { column: col.name, sql: `json_valid(${c})`, expected: "JSON" };
   else if (enums && enums.length > 0)
     rule = { column: col.name, sql: among(col.name, enums), expected: `one of ${enums.join(", ")}` };
@@ -120,6 +124,8 @@ const statusOfKind = (column: string): ValueRule => ({
 
 /** What the code does with the values, by table (beyond each column's kind). */
 const DOMAIN: Readonly<Record<string, readonly ValueRule[]>> = {
+  // SQLite's own: where each AUTOINCREMENT key goes on from (at its largest, the next insert fails)
+  sqlite_sequence: [{ column: "seq", sql: `"seq" BETWEEN 0 AND ${Number.MAX_SAFE_INTEGER}`, expected: "a key below 2^53" }],
   transactions: [
     { column: "kind", sql: among("kind", TRANSACTION_KINDS), expected: `one of ${TRANSACTION_KINDS.join(", ")}` },
     statusOfKind("status"),
@@ -198,7 +204,7 @@ const TABLES = new Map(
     }),
 );
 
-/** The tables whose values are checked (every table of the schema: the others are SQLite's and drizzle's own). */
+/** The tables of the schema (check.ts reads them as STRICT; SQLite's own and drizzle's declare no types). */
 export const CHECKED_TABLES: ReadonlySet<string> = new Set(TABLES.keys());
 
 /** The rules of a table that has `columns` (an older schema lacks some: their rules are left out). */
@@ -208,18 +214,10 @@ export function rulesOf(table: string, columns: ReadonlySet<string>): ValueRule[
 }
 
 /**
- * A table's CREATE statement as this check reads it: STRICT (every value of its declared type) with
- * each rule a named CHECK constraint. The record format is the same; only what SQLite checks differs.
- */
-export function checkedTable(sql: string, rules: readonly ValueRule[]): string {
-  const body = sql.trimEnd().replace(/\)$/, "");
-  const checks = rules.map((r, i) => `, CONSTRAINT "rule ${i}" CHECK (${r.sql})`).join("");
-  return `${body}${checks}) STRICT`;
-}
-
-/**
- * The row and column of a table that break one of its rules, as the 400's reason; SQLite's
- * integrity check names only the table. Runs once, after a failure.
+ * The first row of a table that breaks one of its rules, as the 400's reason naming its row and
+ * column; undefined when every row meets them. One scan of the table, every rule per row (an
+ * `IN (...)` list is built once for the statement, where a CHECK constraint would build it again for
+ * every row).
  */
 export function firstBadValue(
   read: (sql: string) => { r: number; i: number } | undefined,
@@ -227,6 +225,7 @@ export function firstBadValue(
   rules: readonly ValueRule[],
 ): string | undefined {
   if (rules.length === 0) return undefined;
+  // NULL passes, as in a CHECK constraint: a column's NULL is its NOT NULL's to judge
   const which = `CASE ${rules.map((r, i) => `WHEN NOT coalesce((${r.sql}), 1) THEN ${i}`).join(" ")} END`;
   const bad = read(`SELECT rowid AS r, ${which} AS i FROM ${q(table)} WHERE i IS NOT NULL LIMIT 1`);
   if (!bad) return undefined;

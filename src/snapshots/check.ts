@@ -9,11 +9,13 @@
  *    index and constraint as those migrations leave them, and nothing more (no trigger or view that
  *    would run code on a later write, no table or index of another program); and those migrations
  *    are this build's (their hashes);
- * 3. SQLite's `PRAGMA integrity_check` over a private copy whose tables are declared STRICT and carry
- *    the rules of check-values.ts as CHECK constraints: in one pass over every page and row, the
- *    b-trees and the free list are sound, every index holds exactly its table's rows, NOT NULL
- *    holds, every value is of its column's type and meets its rules;
- * 4. the scenario documents it keeps are scenarios (the outcome engine reads them on every payment).
+ * 3. its size is its pages, and each table's and index's root page is a page of its kind;
+ * 4. SQLite's `PRAGMA integrity_check` over a private copy whose tables are declared STRICT: in one
+ *    pass over every page and row, the b-trees and the free list are sound, every index holds
+ *    exactly its table's rows, NOT NULL holds, and every value is of its column's declared type;
+ * 5. every value meets the rules of check-values.ts (what the code that reads it expects), one scan
+ *    of each table;
+ * 6. the scenario documents it keeps are scenarios (the outcome engine reads them on every payment).
  *
  * Pure: it opens its own in-memory connection on a copy of the image and closes it, so it can run on
  * a worker thread. The schema is compared before anything else is read, so no statement of a foreign
@@ -28,7 +30,7 @@ import type Database from "better-sqlite3";
 import { appliedMigrations, migrationHashes, openDb } from "../db/client.js";
 import { Sqlite } from "../db/sqlite-driver.js";
 import { scenarioSchema } from "../scenarios/scenario.schema.js";
-import { CHECKED_TABLES, checkedTable, firstBadValue, rulesOf, type ValueRule } from "./check-values.js";
+import { CHECKED_TABLES, firstBadValue, rulesOf, type ValueRule } from "./check-values.js";
 import type { SnapshotMeta } from "./snapshot-file.js";
 
 /** One row of `sqlite_schema`. */
@@ -39,10 +41,12 @@ interface SchemaRow {
   sql: string | null;
 }
 
-/** This build's schema after some of its migrations, and each table as the check declares it. */
+/** This build's schema after some of its migrations, each of its tables as the check declares it, and their rules. */
 interface Expected {
   objects: Map<string, SchemaRow>;
-  checked: Map<string, { sql: string; rules: ValueRule[] }>;
+  /** The CREATE statement each table of the schema is read through: STRICT. */
+  strict: Map<string, string>;
+  rules: Map<string, ValueRule[]>;
 }
 
 const SCHEMA = "SELECT type, name, tbl_name, sql FROM sqlite_schema";
@@ -57,17 +61,21 @@ function expectedAfter(migrations: number): Expected {
   try {
     const sqlite = db.$client;
     const objects = new Map((sqlite.prepare(SCHEMA).all() as SchemaRow[]).map((r) => [r.name, r]));
-    const checked = new Map<string, { sql: string; rules: ValueRule[] }>();
+    const strict = new Map<string, string>();
+    const rules = new Map<string, ValueRule[]>();
     for (const row of objects.values()) {
-      if (row.type !== "table" || !row.sql || !CHECKED_TABLES.has(row.name)) continue;
+      if (row.type !== "table" || !row.sql) continue;
       const columns = new Set((sqlite.pragma(`table_info("${row.name}")`) as Array<{ name: string }>).map((c) => c.name));
-      const rules = rulesOf(row.name, columns);
-      checked.set(row.name, { sql: checkedTable(row.sql, rules), rules });
+      rules.set(row.name, rulesOf(row.name, columns));
+      // STRICT: SQLite's integrity check then finds every value not of its column's declared type
+      // (the schema's tables; SQLite's own and drizzle's declare no types)
+      if (CHECKED_TABLES.has(row.name)) strict.set(row.name, `${row.sql} STRICT`);
     }
-    // the declarations are this build's own: they must hold on its empty database
-    declare(sqlite, checked);
-    if (integrity(sqlite) !== "ok") throw new Error("snapshot check: the checked schema fails on an empty database");
-    expected = { objects, checked };
+    // the declarations and rules are this build's own: they must hold on its empty database
+    declare(sqlite, strict);
+    const holds = [...rules].every(([table, r]) => firstBadValue(reader(sqlite), table, r) === undefined);
+    if (integrity(sqlite) !== "ok" || !holds) throw new Error("snapshot check: its rules fail on an empty database");
+    expected = { objects, strict, rules };
   } finally {
     db.$client.close();
   }
@@ -171,13 +179,13 @@ function checkShape(image: Buffer, sqlite: Database.Database): string | undefine
   return undefined;
 }
 
-/** Declares each checked table as the check reads it (the connection is this check's own copy). */
-function declare(sqlite: Database.Database, checked: Expected["checked"]): void {
+/** Declares each table as the check reads it (the connection is this check's own copy). */
+function declare(sqlite: Database.Database, strict: Expected["strict"]): void {
   sqlite.unsafeMode(true);
   try {
     sqlite.pragma("writable_schema = ON");
     const set = sqlite.prepare("UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?");
-    for (const [name, { sql }] of checked) set.run(sql, name);
+    for (const [name, sql] of strict) set.run(sql, name);
     sqlite.pragma("writable_schema = RESET");
   } finally {
     sqlite.unsafeMode(false);
@@ -187,15 +195,17 @@ function declare(sqlite: Database.Database, checked: Expected["checked"]): void 
 const integrity = (sqlite: Database.Database) =>
   (sqlite.pragma("integrity_check(1)") as Array<{ integrity_check: string }>)[0]?.integrity_check ?? "ok";
 
+const reader = (sqlite: Database.Database) => (sql: string) => sqlite.prepare(sql).get() as { r: number; i: number } | undefined;
+
 function checkRows(sqlite: Database.Database, expected: Expected): string | undefined {
-  declare(sqlite, expected.checked);
+  declare(sqlite, expected.strict);
   const first = integrity(sqlite);
-  if (first === "ok") return undefined;
-  const table = /^CHECK constraint failed in (\w+)$/.exec(first.trim())?.[1];
-  const rules = table ? expected.checked.get(table)?.rules : undefined;
-  const read = (sql: string) => sqlite.prepare(sql).get() as { r: number; i: number } | undefined;
-  const precise = table && rules ? firstBadValue(read, table, rules) : undefined;
-  return precise ?? `damaged (SQLite's integrity check: ${oneLine(first)})`;
+  if (first !== "ok") return `damaged (SQLite's integrity check: ${oneLine(first)})`;
+  for (const [table, rules] of expected.rules) {
+    const bad = firstBadValue(reader(sqlite), table, rules);
+    if (bad) return bad;
+  }
+  return undefined;
 }
 
 function checkScenarios(sqlite: Database.Database): string | undefined {

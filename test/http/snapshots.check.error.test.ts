@@ -207,6 +207,11 @@ describe("a re-signed snapshot holding a value the sandbox would fail on later",
       alter(image, (db) => db.exec(`UPDATE transactions SET due_at = ${2 ** 53} WHERE rowid = 1`)),
       /damaged \(transactions, row 1: due_at is not an instant before 9999 or null\)/,
     );
+    // the next event's id would be past SQLite's largest: every write that adds an event fails (SQLITE_FULL)
+    await expectRefused(
+      alter(image, (db) => db.exec("UPDATE sqlite_sequence SET seq = 9223372036854775807 WHERE name = 'events'")),
+      /damaged \(sqlite_sequence, row \d+: seq is not a key below 2\^53\)/,
+    );
     await expectRefused(
       alter(image, (db) => db.exec("UPDATE idempotency_keys SET response = '{' WHERE rowid = 1")),
       /damaged \(idempotency_keys, row 1: response is not JSON\)/,
