@@ -1,7 +1,7 @@
 /**
  * Database images of sandboxes (docs/snapshots.md): taken from a running one, checked and brought up to
  * date when they come from a file, and made into a copy's starting state. A fresh sandbox, a fork and
- * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
+ * a loaded snapshot all open from an image (src/sandboxes/composition.ts, `OpenSpec`); only these steps differ.
  */
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";

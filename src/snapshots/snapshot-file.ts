@@ -14,7 +14,7 @@
  * | 64… | the JSON (`SnapshotMeta`), then the image |
  *
  * A file is read in that order: not ours (magic), newer (version), cut short (lengths), damaged
- * (checksum), each a 400 that says so; the database inside is checked by the caller (its migrations).
+ * (checksum), each a 400 that says so; the database inside is checked by the caller (src/snapshots/check.ts).
  */
 import { createHash } from "node:crypto";
 import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../platform/clock.js";

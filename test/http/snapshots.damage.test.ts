@@ -53,7 +53,7 @@ describe("a damaged snapshot, re-signed", () => {
         }
         expect((await send("GET", "/_sandbox/sandboxes")).text).toBe(listed);
       }),
-      { numRuns: 30 },
+      { numRuns: 20 },
     );
   }, 120_000);
 });
