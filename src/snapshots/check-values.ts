@@ -10,6 +10,7 @@
  * and text columns are checked by SQLite itself, its integrity check reading the tables as STRICT
  * (check.ts), and here:
  * - a boolean is 0 or 1; a JSON column parses; a column with a closed set of values (`enum`) holds one;
+ *   an integer key is below 2^53 (an AUTOINCREMENT one at SQLite's largest fails the next insert);
  * then what the code does with the values, column by column (`DOMAIN`): instants that a date can
  * hold, the lifecycle's kinds and statuses, currencies, amounts, dates, decimal rates, card lengths.
  */

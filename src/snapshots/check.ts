@@ -103,7 +103,7 @@ export function checkImage(image: Buffer, migrations: number): string | undefine
       checkSchema(sqlite, expected, migrations) ??
       checkShape(image, sqlite) ??
       checkRows(sqlite, expected) ??
-      checkScenarios(sqlite)
+      (expected.objects.has("scenarios") ? checkScenarios(sqlite) : undefined)
     );
   } catch (err) {
     return readFailure(err);
@@ -169,12 +169,15 @@ function checkShape(image: Buffer, sqlite: Database.Database): string | undefine
     name: string;
     rootpage: number;
   }>;
+  // a page's first byte (after the file's header on page 1): 13 or 5 a table's leaf or inner page, 10 or 2 an index's
+  const KINDS: Record<string, { bytes: readonly number[]; what: string }> = {
+    table: { bytes: [13, 5], what: "a table" },
+    index: { bytes: [10, 2], what: "an index" },
+  };
   for (const { type, name, rootpage } of roots) {
-    // the page's first byte (after the file header on page 1): 13/5 a table's leaf/interior, 10/2 an index's
-    const kind = image[(rootpage - 1) * pageSize + (rootpage === 1 ? 100 : 0)];
-    const fits = type === "table" ? kind === 13 || kind === 5 : kind === 10 || kind === 2;
-    if (!fits)
-      return `damaged (the root page of ${type} ${name}, page ${rootpage}, is not a page of ${type === "table" ? "a table" : "an index"})`;
+    const kind = KINDS[type];
+    if (!kind || kind.bytes.includes(image[(rootpage - 1) * pageSize + (rootpage === 1 ? 100 : 0)] ?? -1)) continue;
+    return `damaged (the root page of ${type} ${name}, page ${rootpage}, is not a page of ${kind.what})`;
   }
   return undefined;
 }
@@ -224,9 +227,13 @@ function checkScenarios(sqlite: Database.Database): string | undefined {
   return undefined;
 }
 
-/** A statement that failed on the image: not a database, or a page SQLite found damaged on the way. */
+/**
+ * A statement that failed on the image: not a database, or a page SQLite found damaged on the way.
+ * Anything but SQLite's own error is this code's, and is thrown on (a 500 that is logged).
+ */
 function readFailure(err: unknown): string {
   const code = (err as { code?: unknown }).code;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) throw err;
   if (code === "SQLITE_NOTADB") return NOT_SQLITE;
   return `damaged (SQLite: ${oneLine((err as Error).message)})`;
 }
