@@ -15,7 +15,7 @@ import { registerDocs } from "./guide/api-reference.js";
 import { registerGuide } from "./guide/guide.handlers.js";
 import { prefixLinks, stripBase } from "./http/base-path.js";
 import { readBody } from "./http/body.js";
-import { documentCommonAnswers } from "./http/common-answers.js";
+import { bodyTypesOf, documentCommonAnswers } from "./http/common-answers.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES, REPORT_PATH } from "./http/gateway.js";
@@ -173,6 +173,6 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   registerGuide(app);
 
   app.notFound(notFoundHandler(() => app.routes));
-  app.onError(errorHandler(ctx.logger));
+  app.onError(errorHandler(ctx.logger, bodyTypesOf(app.openAPIRegistry)));
   return app;
 }

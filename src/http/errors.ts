@@ -19,6 +19,7 @@ import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
 import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import { didYouMean } from "../platform/unknown-keys.js";
+import type { BodyTypes } from "./common-answers.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
 import { malformedJsonMessage } from "./json-syntax.js";
@@ -243,7 +244,14 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (res
   }
 };
 
-export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
+/** A 415's message: the media types its route takes (a route not found: JSON, what every other route takes). */
+export function unsupportedMediaType(types: readonly string[] = ["application/json"]): string {
+  const listed = types.length > 1 ? `${types.slice(0, -1).join(", ")} or ${types.at(-1)}` : (types[0] ?? "application/json");
+  return `Unsupported Media Type: send Content-Type: ${listed}`;
+}
+
+/** `bodyTypes`: the media types of each route's body (src/http/common-answers.ts), which its 415 names. */
+export function errorHandler(logger: Logger, bodyTypes?: BodyTypes): ErrorHandler<AppEnv> {
   return async (err, c) => {
     if (err instanceof SandboxError) {
       c.set("errorMessage", err.message);
@@ -264,7 +272,7 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
           : status === 413
             ? "Request body too large (limit 1 MiB)"
             : status === 415
-              ? "Unsupported Media Type: send Content-Type: application/json"
+              ? unsupportedMediaType(bodyTypes?.(c.req.method, c.req.routePath))
               : err.message || "Request refused";
       c.set("errorMessage", message);
       if (wantsErrorField(c)) return c.json({ error: message }, status);
