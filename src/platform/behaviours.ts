@@ -102,8 +102,8 @@ export type Act =
   | { act: "replay" }
   /** The last create call again with the same requestId: the same body, or a changed one. */
   | { act: "again"; changed: boolean }
-  /** A gateway call that fails as asked: a wrong bearer token, an invalid body, an unknown id, a body over 1 MiB. */
-  | { act: "bad-call"; fault: "token" | "body" | "unknown id" | "too large" };
+  /** A gateway call that fails as asked: a wrong bearer token, an invalid body, an unknown id. */
+  | { act: "bad-call"; fault: "token" | "body" | "unknown id" };
 
 /** How to cause a behaviour: its acts, in order (src/coverage/hints.ts says it in words). */
 export interface Cause {
