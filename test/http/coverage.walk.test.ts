@@ -31,7 +31,9 @@ describe("every behaviour of the catalogue is caused by its own hint", () => {
       const b = all[i]!;
       const failed = r.steps.find((s) => s.status === "failed");
       if (r.error || failed) {
-        problems.push(`${b.id}: ${r.error ?? `step [${failed?.index}] ${failed?.summary}: ${failed?.message} ${failed?.response ?? ""}`}`);
+        problems.push(
+          `${b.id}: ${r.error ?? `step [${failed?.index}] ${failed?.summary}: ${failed?.message} ${failed?.response ?? ""}`}`,
+        );
         return;
       }
       const seen = r.coverage?.behaviours.find((x) => x.id === b.id);

@@ -23,8 +23,8 @@ const PAGE_OF = (action: string) => (action === "QR" ? "qr" : "hpp");
 
 /** The first pay-in method whose shopper answers the page `page` (the catalog, fixtures/apm-methods.json). */
 const methodFor = (page: "hpp" | "qr") =>
-  (METHODS.find((m) => m.directions.includes("payin") && m.actionType !== "NONE" && PAGE_OF(m.actionType) === page) ??
-    METHODS[0])?.paymentMethod ?? "";
+  (METHODS.find((m) => m.directions.includes("payin") && m.actionType !== "NONE" && PAGE_OF(m.actionType) === page) ?? METHODS[0])
+    ?.paymentMethod ?? "";
 
 /** The shopper's answers on the pages (docs/coverage.md), noted where they are made: the events do not say who settled a pay-in. */
 export const PAGE_BEHAVIOURS: readonly Behaviour[] = (["hpp", "qr"] as const).flatMap((page) =>

@@ -14,8 +14,9 @@
  * - a refund that later FAILS frees its amount again, but the FX remainder given to an earlier "last"
  *   refund is not recomputed.
  */
-import type { Clock } from "../../platform/clock.js";
+
 import { type Behaviour, cause } from "../../platform/behaviours.js";
+import type { Clock } from "../../platform/clock.js";
 import { asBehaviour, invalidField } from "../../platform/errors.js";
 import type { Ids } from "../../platform/ids.js";
 import { formatAmount, parseAmount } from "../../platform/money.js";
@@ -86,7 +87,10 @@ export class RefundService {
         if (amountMinor > left) {
           const cur = parent.orderCurrency;
           throw asBehaviour(
-            invalidField("amount", `${formatAmount(amountMinor, cur)} is more than the ${formatAmount(left, cur)} left to refund`),
+            invalidField(
+              "amount",
+              `${formatAmount(amountMinor, cur)} is more than the ${formatAmount(left, cur)} left to refund`,
+            ),
             REFUND_OVER_REMAINDER.id,
           );
         }

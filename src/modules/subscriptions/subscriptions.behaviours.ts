@@ -60,16 +60,33 @@ function plan(m: SubscriptionMove): Act[] {
     case "DELETE":
       return [...reach(m.from), { act: "unsubscribe" }];
     case "charge":
-      if (m.to === "ACTIVE") return [{ act: "subscribe", trial: true }, { act: "advance", by: "P1D" }];
-      if (m.from === "TRIALING") return [DECLINE_PAYMENTS, { act: "subscribe", trial: true }, { act: "advance", by: OVER_RETRIES }];
-      return [{ act: "subscribe", card: LATER_DECLINED }, { act: "advance", by: "P1M" }, { act: "advance", by: OVER_RETRIES }];
+      if (m.to === "ACTIVE")
+        return [
+          { act: "subscribe", trial: true },
+          { act: "advance", by: "P1D" },
+        ];
+      if (m.from === "TRIALING")
+        return [DECLINE_PAYMENTS, { act: "subscribe", trial: true }, { act: "advance", by: OVER_RETRIES }];
+      return [
+        { act: "subscribe", card: LATER_DECLINED },
+        { act: "advance", by: "P1M" },
+        { act: "advance", by: OVER_RETRIES },
+      ];
     case "endDate":
       // a trial whose one charge fails stays TRIALING until its endDate passes
-      if (m.from === "TRIALING") return [DECLINE_PAYMENTS, { act: "subscribe", trial: true, endIn: 1 }, { act: "advance", by: "P3D" }];
+      if (m.from === "TRIALING")
+        return [DECLINE_PAYMENTS, { act: "subscribe", trial: true, endIn: 1 }, { act: "advance", by: "P3D" }];
       if (m.from === "PAUSED") {
-        return [{ act: "subscribe", endIn: 2 }, { act: "set-status", status: "PAUSED" }, { act: "advance", by: "P4D" }];
+        return [
+          { act: "subscribe", endIn: 2 },
+          { act: "set-status", status: "PAUSED" },
+          { act: "advance", by: "P4D" },
+        ];
       }
-      return [{ act: "subscribe", endIn: 1 }, { act: "advance", by: "P3D" }];
+      return [
+        { act: "subscribe", endIn: 1 },
+        { act: "advance", by: "P3D" },
+      ];
   }
 }
 
