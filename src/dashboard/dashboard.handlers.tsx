@@ -3,11 +3,12 @@
  * that perform an action through the service that owns it (actions.ts) and answer 303 back to the
  * page (Post/Redirect/Get), with the outcome (a 4xx from the service included) as a flash message
  * (flash.ts). Pages read through DashboardRepo and change nothing. The routes are grouped by page:
- * transactions.handlers.tsx, lists.handlers.tsx, tools.handlers.tsx, session.handlers.tsx.
+ * transactions.handlers.tsx, lists.handlers.tsx, coverage.handlers.tsx, tools.handlers.tsx, session.handlers.tsx.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
 import { DashboardAccess } from "./access.js";
+import { registerCoveragePage } from "./coverage.handlers.js";
 import { dashboardActions } from "./actions.js";
 import { DashboardRepo } from "./dashboard.repo.js";
 import type { DashboardDeps } from "./deps.js";
@@ -28,6 +29,7 @@ export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) 
   app.use("/dashboard/*", guard);
   registerTransactionPages(app, ctx, repo, kit, actions, guard);
   registerListPages(app, repo, kit);
+  registerCoveragePage(app, ctx, kit);
   registerTools(app, ctx, kit, actions);
   registerSession(app, access);
   // a bookmark of the old JSON index, or a typo under /dashboard, lands somewhere useful
