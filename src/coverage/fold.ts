@@ -115,9 +115,15 @@ export function needsFacts(kind: string, status: string): boolean {
 const OWN = new Map<string, Map<string, Map<number | null, string | undefined>>>();
 function own(d: TransactionData): string | undefined {
   let byStatus = OWN.get(d.kind);
-  if (!byStatus) OWN.set(d.kind, (byStatus = new Map()));
+  if (!byStatus) {
+    byStatus = new Map();
+    OWN.set(d.kind, byStatus);
+  }
   let byCode = byStatus.get(d.status);
-  if (!byCode) byStatus.set(d.status, (byCode = new Map()));
+  if (!byCode) {
+    byCode = new Map();
+    byStatus.set(d.status, byCode);
+  }
   if (!byCode.has(d.declineCode)) byCode.set(d.declineCode, transactionBehaviour(d.kind, d.status, d.declineCode));
   return byCode.get(d.declineCode);
 }

@@ -53,8 +53,8 @@ export const CoveragePage: FC<CoverageView> = ({ frame, report }) => (
         <strong>
           {report.seen} of {report.total}
         </strong>{" "}
-        behaviours of the catalogue seen in this sandbox since its last reset ({report.percent}%). Each one never seen says how
-        to cause it; <code>paysandbox coverage --require checklists/go-live.yaml</code> checks a suite in CI.
+        behaviours of the catalogue seen in this sandbox since its last reset ({report.percent}%). Each one never seen says how to
+        cause it; <code>paysandbox coverage --require checklists/go-live.yaml</code> checks a suite in CI.
       </p>
       <table id="coverage-areas">
         <caption>By area</caption>
@@ -109,9 +109,7 @@ export const CoveragePage: FC<CoverageView> = ({ frame, report }) => (
                 .filter((b) => b.area === a.area)
                 .map((b) => (
                   <tr id={`b-${b.id}`} data-seen={b.count > 0 ? "yes" : "no"}>
-                    <td>
-                      {b.count > 0 ? <span class="badge b-ok">seen</span> : <span class="badge b-off">never</span>}
-                    </td>
+                    <td>{b.count > 0 ? <span class="badge b-ok">seen</span> : <span class="badge b-off">never</span>}</td>
                     <td>
                       {b.title}
                       <div class="small muted mono">{b.id}</div>

@@ -8,8 +8,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
 import { DashboardAccess } from "./access.js";
-import { registerCoveragePage } from "./coverage.handlers.js";
 import { dashboardActions } from "./actions.js";
+import { registerCoveragePage } from "./coverage.handlers.js";
 import { DashboardRepo } from "./dashboard.repo.js";
 import type { DashboardDeps } from "./deps.js";
 import { registerListPages } from "./lists.handlers.js";

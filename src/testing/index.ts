@@ -15,12 +15,12 @@ import { createApp } from "../app.js";
 import { createServer as composeServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
+import type { CoverageReport as ServerCoverage } from "../coverage/coverage.wire.js";
 import { closeDb } from "../db/client.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
 import { connectSandbox, fetchSnapshot, snapshotBytes } from "./connect.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
-import type { CoverageReport as ServerCoverage } from "../coverage/coverage.wire.js";
 import type { CoverageReport, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 export { connectSandbox } from "./connect.js";

@@ -85,7 +85,16 @@ export interface CoverageEvidence {
 }
 
 /** The areas of the coverage catalogue. */
-export type CoverageArea = "card" | "tokens" | "subscriptions" | "refunds" | "payouts" | "apm" | "webhooks" | "idempotency" | "errors";
+export type CoverageArea =
+  | "card"
+  | "tokens"
+  | "subscriptions"
+  | "refunds"
+  | "payouts"
+  | "apm"
+  | "webhooks"
+  | "idempotency"
+  | "errors";
 
 /** One behaviour of the catalogue in a coverage report. */
 export interface CoverageBehaviour {

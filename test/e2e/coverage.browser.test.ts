@@ -48,7 +48,10 @@ describe.skipIf(!chromiumOk)("the Coverage page in headless Chromium", () => {
 
   it("is reached from the navigation and shows the matrix by area", async () => {
     await page.goto(`${server.url}/`);
-    await Promise.all([page.waitForURL(`${server.url}/dashboard/coverage`), page.getByRole("link", { name: "Coverage" }).click()]);
+    await Promise.all([
+      page.waitForURL(`${server.url}/dashboard/coverage`),
+      page.getByRole("link", { name: "Coverage" }).click(),
+    ]);
     expect(await page.locator("h1").textContent()).toBe("Payment-behaviour coverage");
     expect(await page.locator('nav.main a[aria-current="page"]').textContent()).toBe("Coverage");
     expect(await page.locator("#coverage-summary").textContent()).toMatch(/2 of \d+ behaviours of the catalogue seen/);

@@ -111,7 +111,9 @@ describe("paysandbox coverage", () => {
     const m = io();
     expect(await coverageCommand({ target: url, sandbox: id, format: "markdown" }, m.io)).toBe(0);
     expect(m.out.join("")).toMatch(/\| ✓ \| `card\.payment\.succeed` Card payment SUCCEED \| 1 \| tx_\S+ at /);
-    expect(m.out.join("")).toContain("| ✗ | `card.3ds.passed` 3DS challenge passed | 0 | Pay by card 4000000000003220, then answer the 3DS challenge: success. |");
+    expect(m.out.join("")).toContain(
+      "| ✗ | `card.3ds.passed` 3DS challenge passed | 0 | Pay by card 4000000000003220, then answer the 3DS challenge: success. |",
+    );
     const j = io();
     expect(await coverageCommand({ target: url, format: "json" }, j.io)).toBe(0);
     const root = JSON.parse(j.out.join(""));
@@ -121,11 +123,18 @@ describe("paysandbox coverage", () => {
 
   it("--require: exit 1 listing the behaviours never seen, each with its hint, in every format; JUnit valid", async () => {
     const { url, id } = await served();
-    const file = checklist(["card.payment.succeed", "card.payment.failed.decline-2", "refund.full", "webhook.delivered.after-retries"]);
+    const file = checklist([
+      "card.payment.succeed",
+      "card.payment.failed.decline-2",
+      "refund.full",
+      "webhook.delivered.after-retries",
+    ]);
     const t = io();
     expect(await coverageCommand({ target: url, sandbox: id, require: file }, t.io)).toBe(1);
     const out = t.out.join("");
-    expect(out).toContain(`Required by ${file}: 2 of 4 seen\nMissing:\n  refund.full  A refund of the whole order amount succeeded\n`);
+    expect(out).toContain(
+      `Required by ${file}: 2 of 4 seen\nMissing:\n  refund.full  A refund of the whole order amount succeeded\n`,
+    );
     expect(out).toContain("      hint: Pay by card, then refund all of it, then advance the clock by PT1M.\n");
     expect(out).toContain("  webhook.delivered.after-retries  ");
     const x = io();
@@ -191,7 +200,9 @@ describe("paysandbox run --coverage", () => {
     const file = scenarioFile({
       name: "one-payment",
       startTime: "2026-03-01T09:00:00Z",
-      steps: [{ request: "POST /api/v1/payments/card", body: cardPaymentBody({ requestId: "${uuid}" }), expect: { status: 200 } }],
+      steps: [
+        { request: "POST /api/v1/payments/card", body: cardPaymentBody({ requestId: "${uuid}" }), expect: { status: 200 } },
+      ],
     });
     const list = checklist(["card.payment.succeed", "card.3ds.failed"]);
     const r = await runCli([file], { require: list });

@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { FOLD_AT } from "../../src/coverage/coverage.service.js";
-import { inTransaction } from "../../src/db/client.js";
 import type { CoverageReport } from "../../src/coverage/coverage.wire.js";
-import { makeSandbox, makeServer, type TestSandbox, type TestServer, T0 } from "../helpers/harness.js";
+import { inTransaction } from "../../src/db/client.js";
+import { makeSandbox, makeServer, T0, type TestSandbox, type TestServer } from "../helpers/harness.js";
 import { cardPaymentBody, threeDsBody } from "./payments.body.js";
 
 let s: TestSandbox | undefined;
@@ -71,10 +71,7 @@ describe("GET /_sandbox/coverage", () => {
     await pay(cardPaymentBody({ card: { number: "4000000000000002" } }));
     const challenged = await pay(threeDsBody("http://127.0.0.1:9/cb"));
     s.clock.advance(60_000);
-    const form = await s.http
-      .post(`/sandbox/3ds/${challenged.body.transactionId}`)
-      .type("form")
-      .send({ outcome: "success" });
+    const form = await s.http.post(`/sandbox/3ds/${challenged.body.transactionId}`).type("form").send({ outcome: "success" });
     expect(form.status).toBe(303);
     const r = await report(s);
     expect(count(r, "card.payment.succeed")).toBe(3);
@@ -94,7 +91,10 @@ describe("GET /_sandbox/coverage", () => {
     const auth = await s.token();
     await s.http.get("/api/v1/payments/card/status/tx_nope").set("authorization", "Bearer nope");
     await s.http.get("/v1/payments/card/status/tx_nope").set("authorization", auth);
-    await s.http.post("/api/v1/payments/card").set("authorization", auth).send(cardPaymentBody({ amount: "-1" }));
+    await s.http
+      .post("/api/v1/payments/card")
+      .set("authorization", auth)
+      .send(cardPaymentBody({ amount: "-1" }));
     await s.http.post("/_sandbox/clock/advance").send({ by: "yesterday" });
     await s.http.get("/_sandbox/webhooks/wh_nope");
     const r = await report(s);
@@ -198,7 +198,10 @@ describe("GET /_sandbox/coverage", () => {
     await s.http.post("/api/v1/payments/card").set("authorization", auth).send(cardPaymentBody());
     await s.http.post("/_sandbox/reset").send({});
     const again = await s.token();
-    await s.http.post("/api/v1/payments/card").set("authorization", again).send(cardPaymentBody({ card: { number: "4000000000000002" } }));
+    await s.http
+      .post("/api/v1/payments/card")
+      .set("authorization", again)
+      .send(cardPaymentBody({ card: { number: "4000000000000002" } }));
     // as a database that never had coverage: no rows, no cursor
     s.ctx.db.$client.exec("DELETE FROM coverage_seen; DELETE FROM sandbox_state WHERE key = 'coverage_folded_to'");
     const r = await report(s);

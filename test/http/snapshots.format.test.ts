@@ -42,8 +42,7 @@ describe("a snapshot of an older paysandbox", () => {
     const ours = migrationHashes().length;
     const db = openDb(":memory:", { migrationsFolder: olderMigrations(ours - 1) });
     new MerchantService(db).seedBuiltin();
-    const hasCoverage = () =>
-      db.$client.prepare("SELECT 1 FROM sqlite_master WHERE name = 'coverage_seen'").get() !== undefined;
+    const hasCoverage = () => db.$client.prepare("SELECT 1 FROM sqlite_master WHERE name = 'coverage_seen'").get() !== undefined;
     expect(hasCoverage()).toBe(false);
     const file = writeSnapshot({
       migrations: ours - 1,
