@@ -9,9 +9,12 @@
  * - with a full tail, the read the target is about: before each read, FOLD_AT − 1 card payments
  *   (one event each, each needing its row's facts: the most a read ever folds, since the server folds
  *   in the background from FOLD_AT on).
+ * Beside the times, the server's CPU (/proc): a warm read's, and the fold's per event (a read with a
+ * full tail less a warm one, over the events it folded): what the background fold costs each event
+ * a sandbox writes, a card payment's one or two.
  * Target: a read ≤ 50 ms (p99 with a full tail). Run with `npx tsx bench/coverage.ts` after
  * `node scripts/build.mjs` (`--events N` for another size). Prints one JSON line
- * {"bench":"coverage-read","events","coldMs","warmP50","warmP99","p50","p99","target","pass"}.
+ * {"bench":"coverage-read","events","coldMs","warmP50","warmP99","p50","p99","warmCpuMs","foldUsPerEvent","target","pass"}.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +23,7 @@ import { Agent, fetch as undiciFetch } from "undici";
 import { FOLD_AT } from "../src/coverage/coverage.service.js";
 import { openDb } from "../src/db/client.js";
 import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
-import { emit, merchantToken, paymentBody, percentile, startSandbox } from "./lib.js";
+import { emit, merchantToken, paymentBody, percentile, processCpuMs, startSandbox } from "./lib.js";
 
 const eventsArg = process.argv.indexOf("--events");
 const EVENTS = eventsArg >= 0 ? Number(process.argv[eventsArg + 1]) : 100_000;
@@ -85,7 +88,10 @@ try {
   const cold = await read();
   console.log(`cold read (folds ${2 * TXS} events): ${cold.ms.toFixed(1)} ms, ${cold.seen} behaviours seen`);
   const warm: number[] = [];
+  const cpu = () => processCpuMs(server.pid) ?? 0;
+  const warmCpu0 = cpu();
   for (let i = 0; i < WARM_READS; i++) warm.push((await read()).ms);
+  const warmCpuMs = (cpu() - warmCpu0) / WARM_READS;
 
   const token = await merchantToken(server.url);
   let n = 0;
@@ -100,6 +106,7 @@ try {
     if (res.status !== 200) throw new Error(`payment answered ${res.status}`);
   };
   const tail: number[] = [];
+  let tailCpu = 0;
   let last = cold;
   for (let round = 0; round < ROUNDS; round++) {
     // FOLD_AT - 1 events after the last read: the background fold has not started, the read folds them all
@@ -112,15 +119,20 @@ try {
         }
       }),
     );
+    const cpu0 = cpu();
     last = await read();
+    tailCpu += cpu() - cpu0;
     tail.push(last.ms);
   }
+  // the server's CPU of a read that folds FOLD_AT - 1 events, less a warm read's: the fold's, per event
+  const foldUsPerEvent = Math.round((((tailCpu / ROUNDS - warmCpuMs) * 1000) / (FOLD_AT - 1)) * 10) / 10;
   const round1 = (x: number) => Math.round(x * 10) / 10;
   const p99 = round1(percentile(tail, 99));
   console.log(
     `warm reads p50 ${round1(percentile(warm, 50))} ms, p99 ${round1(percentile(warm, 99))} ms; ` +
       `reads after ${FOLD_AT - 1} unfolded payments p50 ${round1(percentile(tail, 50))} ms, p99 ${p99} ms ` +
-      `(card.payment.succeed counted ${last.succeed} times)`,
+      `(card.payment.succeed counted ${last.succeed} times); server CPU a warm read ${warmCpuMs.toFixed(1)} ms, ` +
+      `the fold ${foldUsPerEvent} µs an event`,
   );
   emit("coverage-read", {
     events: 2 * TXS,
@@ -129,6 +141,8 @@ try {
     warmP99: round1(percentile(warm, 99)),
     p50: round1(percentile(tail, 50)),
     p99,
+    warmCpuMs: Math.round(warmCpuMs * 10) / 10,
+    foldUsPerEvent,
     target: `p99 ≤ ${TARGET_MS} ms`,
     pass: p99 <= TARGET_MS,
   });

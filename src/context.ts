@@ -169,7 +169,7 @@ export function createContext(opts: ContextOptions): AppContext {
   webhooks.onAttempt((a) => events.webhook(a));
 
   // the transaction lifecycle and the kinds on it
-  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
+  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key), seen });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
   transactions.onChange((row, merchant) => events.transaction(row, merchant.mid));
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });

@@ -7,8 +7,8 @@
  *   webhook attempt; it is folded into one row per behaviour (`coverage_seen`) after commit, in the
  *   background once a few thousand events wait, before the retention deletes any, and for the rest
  *   when the report is read (so a read folds at most FOLD_AT events: it stays fast however long the log);
- * - what no log shows (a subscription's move, a replay or a conflict of a requestId, the shopper's
- *   answer on a page, an error answer of the gateway) is noted where it happens (`seen`), one upsert
+ * - what no log shows (a subscription's move, how a 3DS challenge ended, a replay or a conflict of a
+ *   requestId, the shopper's answer on a page, an error answer of the gateway) is noted where it happens (`seen`), one upsert
  *   in the change's own transaction (a refusal's, after the request's own writes rolled back);
  * - tokens are counted from the tokens the sandbox holds.
  * A reset empties the rows and moves the fold past the reset; a copy (fork, loaded snapshot) starts
@@ -96,7 +96,7 @@ export class CoverageService {
     this.lastReset = lazy(() => sqlite.prepare("SELECT max(id) FROM events WHERE type = 'reset'").pluck());
     this.factsOf = lazy(() =>
       sqlite.prepare<[string], TxFacts & { id: string }>(
-        "SELECT t.id AS id, t.three_ds AS threeDs, t.payment_method AS paymentMethod, t.order_amount AS orderAmount," +
+        "SELECT t.id AS id, t.payment_method AS paymentMethod, t.order_amount AS orderAmount," +
           " t.order_currency AS orderCurrency, t.processed_currency AS processedCurrency, p.order_amount AS parentAmount" +
           " FROM transactions AS t LEFT JOIN transactions AS p ON p.id = t.parent_id WHERE t.id IN (SELECT value FROM json_each(?))",
       ),

@@ -1,8 +1,8 @@
 /**
  * What the event log shows, as behaviours of the catalogue (docs/coverage.md#how-it-is-counted): each
  * `transaction` event is its kind reaching its status (FAILED with its declineCode), and, from facts
- * of its row that never change (3DS asked at creation, the APM method, a refund's amounts), a 3DS
- * challenge's end, an APM method completed or declined, a refund in part, whole or converted; each
+ * of its row that never change (the APM method, a refund's amounts), an APM method completed or
+ * declined, a refund in part, whole or converted; each
  * `webhook` event is an attempt's outcome and its chaos mode. Pure: the rows and their facts in,
  * the behaviours with their first evidence out.
  *
@@ -11,10 +11,9 @@
  * key `"status":"` cannot be found inside one), and JSON.parse only reads what is not in that shape;
  * the behaviours of a (kind, status, declineCode) are worked out once and kept.
  */
-import { DECLINE } from "../modules/transactions/lifecycle.js";
 import type { Evidence } from "../platform/behaviours.js";
 import { parseInstant } from "../platform/clock.js";
-import { apmBehaviour, CHALLENGE_KINDS, REFUND, THREE_DS, transactionBehaviour } from "./catalogue/transactions.js";
+import { apmBehaviour, REFUND, transactionBehaviour } from "./catalogue/transactions.js";
 import { attemptBehaviours } from "./catalogue/webhooks.js";
 
 /** One row of the event log as the fold reads it: id, type, transaction_id, data. */
@@ -22,7 +21,6 @@ export type EventRow = [id: number, type: string, transactionId: string | null, 
 
 /** What a transaction's row says that its events do not (fixed at its creation). */
 export interface TxFacts {
-  threeDs: number;
   paymentMethod: string | null;
   orderAmount: number;
   orderCurrency: string;
@@ -105,10 +103,10 @@ export function readWebhook(s: string): WebhookData | undefined {
   return { deliveryId: d.deliveryId, attempt: d.attempt, httpStatus: d.httpStatus, chaos: d.chaos, at: String(d.at ?? "") };
 }
 
-/** Which transaction events need their row's facts: the ends of a card payment, an APM transaction, a refund's success. */
+/** Which transaction events need their row's facts: the end of an APM transaction, a refund's success (a card payment's never). */
 export function needsFacts(kind: string, status: string): boolean {
-  if (status !== "SUCCEED" && status !== "FAILED") return false;
-  return CHALLENGE_KINDS.has(kind) || kind.startsWith("apm_") || (kind === "refund" && status === "SUCCEED");
+  if (status === "SUCCEED") return kind === "refund" || kind.startsWith("apm_");
+  return status === "FAILED" && kind.startsWith("apm_");
 }
 
 /** The behaviour of each (kind, status, declineCode), worked out once (kind → status → code). */
@@ -142,11 +140,6 @@ function attempted(d: WebhookData): readonly string[] {
 
 /** What a transaction event shows besides its own status: from its row's facts. */
 function factBehaviours(d: TransactionData, facts: TxFacts, out: string[]): void {
-  if (CHALLENGE_KINDS.has(d.kind) && facts.threeDs) {
-    if (d.status === "SUCCEED") out.push(THREE_DS.passed);
-    else if (d.declineCode === DECLINE.THREE_DS_AUTHENTICATION) out.push(THREE_DS.failed);
-    else if (d.declineCode === DECLINE.FORM_TIMEOUT) out.push(THREE_DS.timedOut);
-  }
   if (d.kind.startsWith("apm_") && facts.paymentMethod && (d.status === "SUCCEED" || d.status === "FAILED")) {
     out.push(apmBehaviour(facts.paymentMethod, d.kind, d.status));
   }

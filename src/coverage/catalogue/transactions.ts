@@ -2,14 +2,14 @@
  * The behaviours of transactions in the catalogue (docs/coverage.md#the-catalogue), derived from the
  * code's own tables: every kind (src/modules/transactions/kinds.ts) × every status its lifecycle
  * reaches (transitions.ts), FAILED once per decline code (fixtures/decline-codes.json); the 3DS
- * challenge's three endings; each APM method of the catalog (fixtures/apm-methods.json) completed
+ * challenge's three endings (defined where it ends, lifecycle.ts); each APM method of the catalog (fixtures/apm-methods.json) completed
  * and declined in each of its directions; refunds in part, whole and of a converted payment.
  * Each cause is chosen from the same tables: the test card whose column gives the outcome, else the
  * flow that produces it (a 3DS answer, a page), else a scenario rule.
  */
 import { METHODS } from "../../modules/apm/methods.js";
 import { KIND_FACTS, TRANSACTION_KINDS, type TransactionKind } from "../../modules/transactions/kinds.js";
-import { DECLINE } from "../../modules/transactions/lifecycle.js";
+import { DECLINE, THREE_DS_ENDS } from "../../modules/transactions/lifecycle.js";
 import { START, TRANSACTION_MOVES, type TransactionStatus } from "../../modules/transactions/transitions.js";
 import { type Act, type Area, type Behaviour, cause } from "../../platform/behaviours.js";
 import { DECLINE_CODES, type OutcomeSpec, TEST_CARDS, type TestCard } from "../../platform/fixtures.js";
@@ -49,9 +49,6 @@ export function transactionBehaviour(kind: string, status: string, declineCode: 
   if (status === "FAILED") return declineCode === null ? undefined : `${k.prefix}.failed.decline-${declineCode}`;
   return `${k.prefix}.${slug(status)}`;
 }
-
-/** The 3DS challenge's endings (docs/cards.md#3ds-challenge), for any card kind. */
-export const THREE_DS = { passed: "card.3ds.passed", failed: "card.3ds.failed", timedOut: "card.3ds.timed-out" } as const;
 
 /** `apm.upi-qr.payin.succeed`: an APM method completed or declined in one direction. */
 export const apmBehaviour = (method: string, kind: string, status: "SUCCEED" | "FAILED") =>
@@ -195,32 +192,11 @@ function kindBehaviours(kind: TransactionKind): Behaviour[] {
   return out;
 }
 
-const CARD_KINDS: TransactionKind[] = ["card_payment", "card_charge", "subscription_charge"];
-
 /** Every transaction behaviour of the catalogue. */
 export function transactionBehaviours(): Behaviour[] {
   const out = TRANSACTION_KINDS.flatMap(kindBehaviours);
-  const challenge = challenged("card_payment");
-  out.push(
-    {
-      id: THREE_DS.passed,
-      area: "card",
-      title: "3DS challenge passed",
-      cause: cause(...challenge, { act: "3ds", outcome: "success" }),
-    },
-    {
-      id: THREE_DS.failed,
-      area: "card",
-      title: `3DS challenge failed (declineCode ${DECLINE.THREE_DS_AUTHENTICATION})`,
-      cause: cause(...challenge, { act: "3ds", outcome: "failure" }),
-    },
-    {
-      id: THREE_DS.timedOut,
-      area: "card",
-      title: `3DS challenge not answered in 30 minutes (declineCode ${DECLINE.FORM_TIMEOUT})`,
-      cause: cause(...challenge, { act: "advance", by: "PT30M" }),
-    },
-  );
+  // the 3DS challenge's ends are noted where it ends (src/modules/transactions/lifecycle.ts)
+  out.push(THREE_DS_ENDS.passed, THREE_DS_ENDS.failed, THREE_DS_ENDS.timedOut);
   for (const m of METHODS) {
     for (const direction of m.directions) {
       const kind = direction === "payin" ? "apm_payment" : "apm_payout";
@@ -288,6 +264,3 @@ export function transactionBehaviours(): Behaviour[] {
   );
   return out;
 }
-
-/** Kinds whose SUCCEED or FAILED may end a 3DS challenge. */
-export const CHALLENGE_KINDS: ReadonlySet<string> = new Set(CARD_KINDS);
