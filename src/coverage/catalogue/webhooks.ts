@@ -51,7 +51,8 @@ export function webhookBehaviours(): Behaviour[] {
       id: WEBHOOK.afterRetries,
       area: "webhooks",
       title: "A webhook delivered after a failed attempt (retried)",
-      cause: cause(pay("refuse-first"), { act: "advance", by: `PT${RETRY_DELAYS_MIN[0]}M` }),
+      // a minute more than the first retry's delay: a running clock has moved on since the attempt
+      cause: cause(pay("refuse-first"), { act: "advance", by: `PT${RETRY_DELAYS_MIN[0] + 1}M` }),
     },
     {
       id: WEBHOOK.attemptFailed,
