@@ -209,8 +209,14 @@ export class CoverageService {
 
   /** A commit's newest event: fold in the background once FOLD_AT of them wait. */
   private behind(newest: number): void {
-    this.reached ??= this.folded();
-    if (this.scheduled || newest - this.reached < FOLD_AT) return;
+    if (this.scheduled) return;
+    try {
+      this.reached ??= this.folded();
+    } catch {
+      // a closed file: the next read folds it
+      return;
+    }
+    if (newest - this.reached < FOLD_AT) return;
     this.scheduled = true;
     const run = () => {
       let more = false;
