@@ -154,6 +154,20 @@ describe("GET /_sandbox/coverage", () => {
     expect(r.seen).toBe(1);
   });
 
+  it("a reset moves the fold past it, however many events wait unfolded before it", async () => {
+    s = makeSandbox();
+    // a read that folds one: the fold has a place of its own to go on from
+    writeApproved(s, 1);
+    expect((await report(s)).seen).toBe(1);
+    // more than one fold step's worth, fewer than the background fold waits for
+    writeApproved(s, FOLD_AT - 8);
+    await turns(3);
+    expect((await s.http.post("/_sandbox/reset").send({})).status).toBe(200);
+    const r = await report(s);
+    expect(count(r, "card.payment.succeed")).toBe(0);
+    expect(r.seen).toBe(0);
+  });
+
   it("turning the recording off changes nothing: coverage reads the event log and its own notes", async () => {
     s = makeSandbox({ config: { recordingKeep: 0 } });
     const auth = await s.token();
