@@ -9,6 +9,7 @@ import type { AppContext } from "./context.js";
 import { registerSandbox } from "./control/control.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./control/faults.js";
 import { registerTransactionsControl } from "./control/transactions.handlers.js";
+import { registerCoverage } from "./coverage/coverage.handlers.js";
 import { dashboard } from "./dashboard/dashboard.handlers.js";
 import { registerEvents } from "./events/events.handlers.js";
 import { registerDocs } from "./guide/api-reference.js";
@@ -50,6 +51,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerWebhooks,
   registerEvents,
   registerRecording,
+  registerCoverage,
   registerSnapshots,
   registerPayments,
   registerTokens,
@@ -93,7 +95,8 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
 
   // Middleware is mounted only where it applies: every async layer costs each request a few µs.
   app.use(requestContext(ctx.logger, base, lingerMs(ctx.config)));
-  app.use(awaitCommit(ctx.db.$client));
+  // an error answer of the gateway is counted by its kind before it leaves (docs/coverage.md)
+  app.use(awaitCommit(ctx.db.$client, (c) => ctx.coverage.answered(c)));
   if (base) {
     // pages only (dashboard, shopper pages, docs, guide): the gateway API answers JSON and pays nothing for this
     const links = prefixLinks(base);

@@ -9,6 +9,8 @@
 import { Command, CommanderError, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
+import { FORMATS } from "../coverage/formats.js";
+import { type CoverageOptions, coverageCommand } from "./coverage.js";
 import { type ListenOptions, listenCommand } from "./listen.js";
 import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
@@ -74,6 +76,11 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .option("--junit <file>", "also write a JUnit XML report there")
     .addOption(new Option("--reporter <name>", "what to print").choices(["pretty", "json"]).default("pretty"))
+    .option("--coverage", "also print the payment behaviours the files exercised, every file's sandbox merged (docs/coverage.md)")
+    .option(
+      "--require <file>",
+      "with --coverage: a checklist of behaviour ids (checklists/go-live.yaml); exit 1 listing those never seen",
+    )
     .exitOverride()
     .showHelpAfterError()
     .action(async (files: string[], opts: RunCommandOptions) => {
@@ -96,6 +103,24 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .showHelpAfterError()
     .action(async (opts: ListenOptions) => {
       exit(await listenCommand(opts));
+    });
+
+  withServerFlags(program.command("coverage"))
+    .description(
+      "a sandbox's payment-behaviour coverage (GET /_sandbox/coverage): which behaviours of the catalogue it saw, and how to cause the others; exit 1 when --require or --fail-under is not met",
+    )
+    .addOption(new Option("--format <name>", "what to print").choices([...FORMATS]).default("table"))
+    .option(
+      "--require <file>",
+      "a checklist: a YAML list of behaviour ids (checklists/go-live.yaml); exit 1 listing those never seen, each with its hint",
+    )
+    .option("--fail-under <pct>", "exit 1 when less than this share of the catalogue was seen (0 to 100)")
+    .option("--out <file>", "write the report there (default: stdout)")
+    .option("--recipe <id>", "print the steps file that causes this behaviour (`paysandbox run` plays it) instead of a report")
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (opts: CoverageOptions) => {
+      exit(await coverageCommand(opts));
     });
 
   withServerFlags(program.command("record"))

@@ -254,6 +254,7 @@ export function unsupportedMediaType(types: readonly string[] = ["application/js
 export function errorHandler(logger: Logger, bodyTypes?: BodyTypes): ErrorHandler<AppEnv> {
   return async (err, c) => {
     if (err instanceof SandboxError) {
+      if (err.behaviour) c.set("behaviour", err.behaviour);
       c.set("errorMessage", err.message);
       if (wantsErrorField(c)) return c.json({ error: err.message }, err.status);
       if (err.status !== 400) return c.json(errorBody(err.message), err.status);

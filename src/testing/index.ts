@@ -15,17 +15,22 @@ import { createApp } from "../app.js";
 import { createServer as composeServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
+import type { CoverageReport as ServerCoverage } from "../coverage/coverage.wire.js";
 import { closeDb } from "../db/client.js";
 import { serverTimeouts } from "../http/server-timeouts.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
 import { connectSandbox, fetchSnapshot, snapshotBytes } from "./connect.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
-import type { SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+import type { CoverageReport, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 export { connectSandbox } from "./connect.js";
 export type {
   ConnectSandboxOptions,
+  CoverageArea,
+  CoverageBehaviour,
+  CoverageEvidence,
+  CoverageReport,
   ReceivedWebhook,
   SandboxMerchant,
   SnapshotSource,
@@ -38,6 +43,8 @@ const DAY_MS = 86_400_000;
 /** types.ts may import nothing (it ships as the .d.ts), so it spells SandboxMerchant out: tsc fails here if it parts from the server's. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameMerchantShape: Same<SandboxMerchant, ServerMerchant> = true;
+/** And the coverage report, which it spells out too: tsc fails here if it parts from the route's schema. */
+const _sameCoverageShape: Same<CoverageReport, ServerCoverage> = true;
 
 function instant(value: string | Date, name: string): number {
   const ms = value instanceof Date ? value.getTime() : parseInstant(value);
@@ -114,6 +121,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       },
       webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
       snapshot: () => fetchSnapshot(url),
+      coverage: async () => ctx.coverage.report(),
       async reset(opts = {}) {
         const at = opts.startTime === undefined ? undefined : instant(opts.startTime, "startTime");
         await ctx.control.reset(at === undefined ? {} : { startTime: at });
