@@ -233,15 +233,35 @@ async function bodyText(c: Context<AppEnv>): Promise<string | undefined> {
   }
 }
 
+/** A refused input as its 400, in the envelope. */
+function refused(c: Context<AppEnv>, err: SandboxError) {
+  c.set("errorMessage", withReason(err.message, err.problems));
+  if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
+  return c.json(badRequestBody(err.message, err.problems), 400);
+}
+
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
-    const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    c.set("errorMessage", withReason(err.message, err.problems));
-    if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
-    return c.json(badRequestBody(err.message, err.problems), 400);
+    return refused(c, zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target)));
   }
 };
+
+/**
+ * A route's hook whose 400 is worded by `reasons`, the same rule written as one object: a union of
+ * closed objects (what the document shows, `{by} | {to}`) refuses a body as a whole, where this
+ * names the field that is wrong and why. What `reasons` accepts (it should refuse all the union
+ * does) keeps the union's own words.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a hook fits any route; it answers only the 400, in the envelope
+export function explainedBy(reasons: z.ZodType): Hook<any, AppEnv, any, any> {
+  return async (result, c) => {
+    if (result.success) return;
+    const raw = await rawInput(c, result.target);
+    const again = reasons.safeParse(raw);
+    return refused(c, zodToSandboxError(again.success ? (result.error as z.ZodError) : again.error, result.target, raw));
+  };
+}
 
 export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return async (err, c) => {

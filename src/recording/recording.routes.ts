@@ -15,6 +15,7 @@ export type RecordingQuery = z.infer<typeof RecordingQuerySchema>;
 const DESCRIPTION = `What was done in this sandbox since its last reset, as a steps file (docs/scenarios.md) that \`paysandbox run\` replays on a fresh sandbox: every gateway call with its body (\`requestId\`s as \`\${uuid}\`, ids of earlier answers as \`\${name.path}\` references), \`expect\` with the answer's status and \`transactionStatus\`/\`declineCode\`, clock moves as \`advance\`, 3DS, HPP and QR page posts as their steps, and a \`webhook\` expectation for each callback that went out. YAML; JSON with \`Accept: application/json\`. Card numbers are never stored to make this possible: a card shows as the test card with its mask, CVV "123".`;
 
 export const recordingRoute = createRoute({
+  operationId: "getRecording",
   method: "get",
   path: "/_sandbox/recording",
   tags: ["Sandbox control plane"],

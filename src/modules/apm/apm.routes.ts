@@ -8,9 +8,10 @@ import { hmacBase64 } from "../../platform/crypto.js";
 import { SandboxError } from "../../platform/errors.js";
 import { judgeMethod } from "./apm.rules.js";
 import {
-  ApmCallbackSchema,
   ApmCreateResponseSchema,
+  ApmPaymentCallbackSchema,
   ApmPaymentRequestSchema,
+  ApmPayoutCallbackSchema,
   ApmPayoutRequestSchema,
   ApmStatusSchema,
 } from "./apm.wire.js";
@@ -116,6 +117,7 @@ function methodFirst(direction: Direction, body: z.ZodType): MiddlewareHandler<A
 }
 
 export const createApmPaymentRoute = createRoute({
+  operationId: "createApmPayment",
   method: "post",
   path: "/payments/apm",
   middleware: [methodFirst("payin", ApmPaymentRequestSchema)],
@@ -134,6 +136,7 @@ export const createApmPaymentRoute = createRoute({
 });
 
 export const apmStatusRoute = readRoute({
+  operationId: "getApmPaymentStatus",
   path: "/payments/apm/status/{id}",
   tags,
   summary: "Current status of an APM pay-in",
@@ -143,15 +146,17 @@ export const apmStatusRoute = readRoute({
 });
 
 export const apmInfoRoute = readRoute({
+  operationId: "getApmPaymentInfo",
   path: "/payments/apm/info/{id}",
   tags,
   summary: "An APM pay-in in the APM-callback shape (docs/webhooks.md)",
   example: ID_EXAMPLE,
-  schema: ApmCallbackSchema,
+  schema: ApmPaymentCallbackSchema,
   description: "The record",
 });
 
 export const createApmPayoutRoute = createRoute({
+  operationId: "createApmPayout",
   method: "post",
   path: "/payouts/apm",
   middleware: [methodFirst("payout", ApmPayoutRequestSchema)],
@@ -171,10 +176,11 @@ export const createApmPayoutRoute = createRoute({
 });
 
 export const apmPayoutInfoRoute = readRoute({
+  operationId: "getApmPayoutInfo",
   path: "/payouts/apm/info/{id}",
   tags,
   summary: "An APM payout: the webhook body (payout form)",
   example: ID_EXAMPLE,
-  schema: ApmCallbackSchema,
+  schema: ApmPayoutCallbackSchema,
   description: "The record",
 });

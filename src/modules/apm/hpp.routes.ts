@@ -16,9 +16,13 @@ export const ShopperAnswerSchema = z
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
+/** The pages' names in operationIds (docs/api.md#operation-ids): `getHostedPaymentPage`, `submitQrPage`. */
+const OPERATION_NAMES = { hpp: "HostedPaymentPage", qr: "QrPage" } as const;
+
 const pageRoute = (page: "hpp" | "qr", summary: string) =>
   createRoute({
     method: "get",
+    operationId: `get${OPERATION_NAMES[page]}`,
     path: `/sandbox/${page}/{id}`,
     tags,
     security: [],
@@ -34,6 +38,7 @@ const pageRoute = (page: "hpp" | "qr", summary: string) =>
 const answerRoute = (page: "hpp" | "qr") =>
   createRoute({
     method: "post",
+    operationId: `submit${OPERATION_NAMES[page]}`,
     path: `/sandbox/${page}/{id}`,
     tags,
     security: [],
