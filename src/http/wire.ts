@@ -198,15 +198,12 @@ export const CURRENCY_CODES = Object.keys(CURRENCIES) as [string, ...string[]];
  * An ISO 4217 code from fixtures/currencies.json, documented as the enum of those codes (the refine
  * is the same rule, written as a lookup so that a 400 says what a currency looks like).
  */
-export const CurrencySchema = z
-  .string()
-  .refine(isCurrency)
-  .openapi("Currency", {
-    type: "string",
-    enum: CURRENCY_CODES,
-    description: "ISO 4217 (fixtures/currencies.json)",
-    example: "USD",
-  });
+export const CurrencySchema = z.string().refine(isCurrency).openapi("Currency", {
+  type: "string",
+  enum: CURRENCY_CODES,
+  description: "ISO 4217 (fixtures/currencies.json)",
+  example: "USD",
+});
 
 /** Map<String,String> echoed back in records and callbacks. */
 export const MetadataSchema = z.record(z.string(), z.string()).openapi({ example: { orderRef: "A-1001" } });
