@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
-import { scenarioSchema } from "../scenarios/scenario.schema.js";
+import { ScenarioDocumentSchema } from "../scenarios/scenario.schema.js";
 import {
   AdvanceRequestSchema,
   AdvanceResponseSchema,
@@ -73,7 +73,7 @@ export const loadScenarioRoute = createRoute({
     body: {
       required: false,
       content: {
-        "application/json": { schema: scenarioSchema.meta({ id: "ScenarioDocument" }) },
+        "application/json": { schema: ScenarioDocumentSchema },
         "application/yaml": { schema: z.string() },
         "text/yaml": { schema: z.string() },
       },

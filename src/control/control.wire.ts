@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { isoDuration, isoInstant } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
+import { scenarioCardSchema, scenarioMerchantSchema, scenarioRuleSchema } from "../scenarios/scenario.schema.js";
 
 export const HealthSchema = z.object({ status: z.literal("ok") }).openapi("Health");
 export const ClockSchema = z.object({ now: instant("Its virtual now"), scale: z.number() }).openapi("Clock");
@@ -58,14 +59,23 @@ export const ResetRequestSchema = z
     }),
   })
   .openapi("ResetRequest");
+const masked = () => z.string().openapi({ description: "Masked (BIN and last four digits)", example: "424242******4242" });
+const { merchantSecret: _secret, ...MERCHANT } = scenarioMerchantSchema.shape;
+/** A scenario's merchant as listed: without its secret. */
+const LoadedMerchantSchema = z.object(MERCHANT).openapi("LoadedScenarioMerchant");
+/** A scenario's card as listed: its number masked. */
+const LoadedCardSchema = z.object({ ...scenarioCardSchema.shape, number: masked() }).openapi("LoadedScenarioCard");
+/** A scenario's rule as listed: its card masked. */
+const LoadedRuleSchema = z.object({ ...scenarioRuleSchema.shape, card: masked().optional() }).openapi("LoadedScenarioRule");
+
 /** A scenario as loaded (docs/control-plane.md): card numbers masked, merchants without their secret. */
 export const ScenarioSummarySchema = z
   .object({
     name: z.string(),
     description: z.string().optional(),
-    merchants: z.array(z.record(z.string(), z.unknown())),
-    cards: z.array(z.record(z.string(), z.unknown())),
-    rules: z.array(z.record(z.string(), z.unknown())),
+    merchants: z.array(LoadedMerchantSchema),
+    cards: z.array(LoadedCardSchema),
+    rules: z.array(LoadedRuleSchema),
     loadedAt: instant(),
   })
   .openapi("ScenarioSummary");

@@ -33,6 +33,9 @@ const badRequestBody = (message: string, problems: readonly FieldProblem[]) => (
   errors: problems.length > 0 ? problems : [{ field: "body", message }],
 });
 
+/** An origin's syntax (docs/wallets.md). */
+export const ORIGIN_REASON = 'expected a host such as "shop.example" or an http(s) URL such as "https://shop.example:8443"';
+
 /**
  * Reasons for the checks zod knows only as a pattern or a refine, by the field's last name.
  * A person reads these in `errors[]`: what the value must look like, with an example.
@@ -45,6 +48,7 @@ const FIELD_HINTS: Record<string, string> = {
   startDate: 'expected a calendar date written YYYY-MM-DD, e.g. "2026-02-01"',
   ip: 'expected an IPv4 or IPv6 address such as "203.0.113.7"',
   email: 'expected an email address such as "jane@example.com"',
+  origin: ORIGIN_REASON,
   number: CARD_NUMBER_REASON,
   expMonth: 'expected the month as two digits, "01" to "12"',
   expYear: 'expected a four-digit year such as "2030"',
@@ -102,6 +106,7 @@ function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): st
       if (hint) return `${hint} (got ${typeName(value, last)})`;
       return `expected ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${typeName(value, last)}`;
     case "invalid_value":
+      if (hint) return hint;
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
       if (issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
@@ -254,11 +259,16 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (res
  * does) keeps the union's own words.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a hook fits any route; it answers only the 400, in the envelope
-export function explainedBy(reasons: z.ZodType): Hook<any, AppEnv, any, any> {
+export function explainedBy(
+  reasons: z.ZodType,
+  /** When `reasons` accepts what the route refused: the route's own way to say why (else zod's words). */
+  otherwise?: (raw: unknown) => void,
+): Hook<any, AppEnv, any, any> {
   return async (result, c) => {
     if (result.success) return;
     const raw = await rawInput(c, result.target);
     const again = reasons.safeParse(raw);
+    if (again.success) otherwise?.(raw);
     return refused(c, zodToSandboxError(again.success ? (result.error as z.ZodError) : again.error, result.target, raw));
   };
 }

@@ -64,7 +64,7 @@ export const deleteSandboxRoute = createRoute({
     "Answers 204 once the webhook attempts on the wire have their answers and every delivery already due has had its attempt (at most the attempt timeout, 10 s); then it is gone. `?force=true` cuts them off at once.",
   request: {
     params: pathParam("id"),
-    query: z.object({
+    query: z.strictObject({
       force: z
         .enum(["true", "false"])
         .optional()

@@ -62,7 +62,7 @@ export const WebhookDeliverySchema = z
   ])
   .openapi("WebhookDelivery");
 
-export const WebhookJournalQuerySchema = z.object({
+export const WebhookJournalQuerySchema = z.strictObject({
   transactionId: z.string().min(1).optional(),
   subscriptionId: z.string().min(1).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
