@@ -43,7 +43,17 @@ export const AdvanceRequestReasons = z.strictObject({ by: by.optional(), to: to.
 export const AdvanceResponseSchema = z
   .object({
     now: instant("Its virtual now, after the advance"),
-    ran: z.object({ ticks: z.number(), charges: z.number(), deliveries: z.number() }).catchall(z.number()),
+    ran: z
+      .object({
+        ticks: z.number().int().openapi({ description: "Scheduler ticks (every 5 virtual minutes) passed over" }),
+        charges: z.number().int().openapi({ description: "Subscription charges made" }),
+        deliveries: z.number().int().openapi({ description: "Webhook attempts made" }),
+        completions: z.number().int().openapi({
+          description:
+            "Waiting transactions that reached their deadline (3DS timeouts, refunds and payouts settling, completeAfter)",
+        }),
+      })
+      .openapi({ description: "What ran on the way" }),
   })
   .openapi("ClockAdvanceResponse");
 export const ScenarioLoadedSchema = z

@@ -131,10 +131,11 @@ export const scenarioRuleSchema = z
   .meta({
     description:
       "Matched by at least one of amount, card, operation; sets an outcome (status) or a fault (httpStatus, latencyMs)",
-    allOf: [
-      { anyOf: [{ required: ["amount"] }, { required: ["card"] }, { required: ["operation"] }] },
-      { anyOf: [{ required: ["status"] }, { required: ["httpStatus"] }, { required: ["latencyMs"] }] },
-    ],
+    // one anyOf (a generator reads a single one well): a matcher given, and within it an outcome or a fault
+    anyOf: ["amount", "card", "operation"].map((matcher) => ({
+      required: [matcher],
+      anyOf: [{ required: ["status"] }, { required: ["httpStatus"] }, { required: ["latencyMs"] }],
+    })),
   });
 
 export const scenarioSchema = z

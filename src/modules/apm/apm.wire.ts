@@ -48,14 +48,16 @@ const PAYLOAD_FIELDS = {
   accountHolderName: payloadField("accountHolderName"),
   bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
   token: z
-    .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
+    .object({ paymentData: z.object({ data: text() }).catchall(JsonValueSchema).optional() })
+    .catchall(JsonValueSchema)
     .optional()
     .openapi({
       description:
         "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
     }),
   decrypted: z
-    .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+    .object({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+    .catchall(JsonValueSchema)
     .optional()
     .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
 };
@@ -70,11 +72,13 @@ const pascal = (name: string) =>
 /** One method's payload: its paymentMethod with the one paymentType it goes with. */
 const methodPayload = (m: ApmMethod) =>
   z
-    .looseObject({
+    .object({
       paymentMethod: z.literal(m.paymentMethod),
       paymentType: z.literal(m.paymentType),
       ...PAYLOAD_FIELDS,
     })
+    // other keys are kept as sent and echoed (apmRequestPayload): any JSON
+    .catchall(JsonValueSchema)
     .openapi(`ApmPayload${pascal(m.paymentMethod)}`, {
       description: `${m.paymentMethod}: paymentType ${m.paymentType}; fields it needs (else the hosted page asks): ${
         m.alwaysHpp ? "always collected on the hosted page" : m.requiredFields.join(", ") || "none"

@@ -11,7 +11,8 @@ const Query = z.object({
 
 /** The posted form: the outcome button plus the fields the page asked for (named as in apmPayload). */
 export const ShopperAnswerSchema = z
-  .looseObject({ outcome: oneOf(["success", "failure"]) })
+  .object({ outcome: oneOf(["success", "failure"]) })
+  .catchall(z.string())
   .openapi("ShopperPageAnswer", { description: "outcome, and with success every field the page asks for" });
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
