@@ -72,6 +72,12 @@ function fails<E>(r: { error?: E; response?: Response }, status: number, report 
   return report ? zReportError.parse(r.error).error : zError.parse(r.error).errorMessage;
 }
 
+/** A shopper page's refusal: its status and an HTML page saying why (the document's `text/html` string). */
+function failsPage<E>(r: { error?: E; response?: Response }, status: number): void {
+  if (r.response?.status !== status) throw new Error(`expected ${status}, got ${r.response?.status}`);
+  check(r.response.headers.get("content-type")?.startsWith("text/html") === true && typeof r.error === "string", "an HTML page");
+}
+
 function check(condition: boolean, what: string): void {
   if (!condition) throw new Error(`flow: ${what}`);
 }
@@ -240,9 +246,11 @@ export async function runFlow(
   // everything else in the sandbox: the same client, its base URL
   client.setConfig({ baseUrl: sandbox.baseUrl });
   fails(await sdk.createAuthToken({ ...c, body: { merchantKey: MERCHANT.key, merchantSecret: "wrong" } }), 401);
-  merchantToken = ok(
-    await sdk.createAuthToken({ ...c, body: { merchantKey: MERCHANT.key, merchantSecret: MERCHANT.secret } }),
-  ).token.replace(/^Bearer /, "");
+  const login = async () => {
+    const auth = ok(await sdk.createAuthToken({ ...c, body: { merchantKey: MERCHANT.key, merchantSecret: MERCHANT.secret } }));
+    merchantToken = auth.token.replace(/^Bearer /, "");
+  };
+  await login();
 
   // clock and scenarios
   const clock = ok(await sdk.getClock(c));
@@ -352,7 +360,7 @@ export async function runFlow(
     redirect: "manual",
   });
   check(answered.response?.status === 303, `303 to the merchant's page, got ${answered.response?.status}`);
-  fails(await sdk.submitThreeDsPage({ ...c, path: { id: threeDs.transactionId }, body: { outcome: "success" } }), 409);
+  failsPage(await sdk.submitThreeDsPage({ ...c, path: { id: threeDs.transactionId }, body: { outcome: "success" } }), 409);
 
   // tokens and one-click
   const token = ok(
@@ -400,6 +408,7 @@ export async function runFlow(
   const subscriptionId = sub.subscriptionId ?? "";
   check(sub.status === "ACTIVE", "subscription active");
   ok(await sdk.advanceClock({ ...c, body: { by: "P1M" } }));
+  await login(); // a token lives 30 virtual days
   const charged = ok(await sdk.getSubscription({ ...c, path: { subscriptionId } }));
   check(charged.billingDetails?.email === billing.email, "the token's billing details");
   ok(await sdk.updateSubscription({ ...c, path: { subscriptionId }, body: { plan: { amount: "19.99" } } }));
@@ -495,7 +504,13 @@ export async function runFlow(
   const hpp = await sdk.submitHostedPaymentPage({
     ...c,
     path: { id: eft.transactionId },
-    body: { outcome: "success", accountNumber: "12345678", bankName: "Bank", accountHolderName: "Jane Doe" },
+    body: {
+      outcome: "success",
+      accountHolderName: "Jane Doe",
+      institutionNumber: "001",
+      transitNumber: "00011",
+      accountNumber: "000123456789",
+    },
     redirect: "manual",
   });
   check(hpp.response?.status === 303, `hosted page answered, got ${hpp.response?.status}`);
