@@ -22,7 +22,7 @@ let doc: any;
 const took: Record<string, number> = {};
 
 /** The generator's options, as docs/api.md#generating-a-client gives them. */
-export const PLUGINS = [
+const PLUGINS = [
   "@hey-api/client-fetch",
   "zod",
   { name: "@hey-api/sdk", validator: { request: false, response: true } },
@@ -42,7 +42,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  // biome-ignore lint/suspicious/noConsole: the cost of this test, for docs/developing.md
   console.log(`sdk: generate ${Math.round(took.generate ?? 0)} ms, tsc ${Math.round(took.tsc ?? 0)} ms`);
 });
 
