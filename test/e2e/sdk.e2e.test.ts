@@ -69,8 +69,8 @@ describe("a client generated from /openapi.json", () => {
       expect(operations.length).toBeGreaterThan(40);
       expect(operations.filter((o) => !called.has(o))).toEqual([]);
       // every callback kind of the document's webhooks arrived, typed by its generated schema and signed
-      await expect.poll(() => new Set(receiver.hooks.map((h) => h.kind)).size, { timeout: 20_000 }).toBe(6);
-      expect(new Set(receiver.hooks.map((h) => h.kind))).toEqual(new Set(Object.keys(doc.webhooks)));
+      await expect.poll(() => new Set(receiver.hooks.map((h: { kind: string }) => h.kind)).size, { timeout: 20_000 }).toBe(6);
+      expect(new Set(receiver.hooks.map((h: { kind: string }) => h.kind))).toEqual(new Set(Object.keys(doc.webhooks)));
       expect(receiver.problems).toEqual([]);
     } finally {
       await receiver.close();
