@@ -21,6 +21,7 @@ import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
 import { GATEWAY_PREFIXES, REPORT_PATH } from "./http/gateway.js";
 import { adminAuth, awaitCommit, bearerAuth, reportCredentials, requestContext } from "./http/middleware.js";
+import { registerSecuritySchemes, serveOpenApi } from "./http/openapi.js";
 import { htmlErrors } from "./http/page-errors.js";
 import { lingerMs } from "./http/server-timeouts.js";
 import { registerApm } from "./modules/apm/apm.handlers.js";
@@ -38,6 +39,7 @@ import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
 import { registerRecording } from "./recording/recording.handlers.js";
 import { SNAPSHOT_TYPE } from "./snapshots/snapshot-file.js";
 import { registerSnapshots } from "./snapshots/snapshots.handlers.js";
+import { registerCallbackDocs } from "./webhooks/callbacks.routes.js";
 import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -49,6 +51,7 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerAuth,
   registerSandbox,
   registerWebhooks,
+  registerCallbackDocs,
   registerEvents,
   registerRecording,
   registerCoverage,
@@ -146,31 +149,19 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   for (const register of opts.routes ?? []) register(app);
   documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "From POST /api/v1/auth (the `token` field, with or without its `Bearer ` prefix)",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
-    type: "http",
-    scheme: "bearer",
-    description:
-      "SANDBOX_ADMIN_TOKEN (`--admin-token`). Needed by /_sandbox/* (health excepted) only when the server was started with it; " +
-      "without it the control plane is open, which is why each of its operations also lists the empty alternative `{}`.",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
+  registerSecuritySchemes(app);
+  serveOpenApi(app, {
+    serverUrl: ctx.publicUrl,
+    root: base === undefined,
     info: {
       title: "paysandbox",
       version: "0.1.0",
       description:
-        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane. " +
+        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1, which this document leaves out) and the /_sandbox control plane; `webhooks` holds the callbacks it sends. " +
         "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/). " +
         "A path of this document asked with a method it does not list answers 405 with an `Allow` header naming the methods it serves, " +
         "and the error body of its operations; a path it does not hold answers 404.",
     },
-    security: [{ BearerAuth: [] }],
   });
   registerDocs(app);
   registerGuide(app);

@@ -33,6 +33,7 @@ import {
   sandboxNotFound,
 } from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
+import { SCENARIO_SOURCE } from "./sandboxes/sandboxes.wire.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
 import { adoptCopy, snapshotOf, takeState } from "./snapshots/images.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
@@ -69,8 +70,6 @@ export interface Server {
 
 /** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
 const SANDBOX_CACHE_KIB = 4000;
-/** Where a sandbox's scenario came from, in the 400s that name its problems. */
-const SCENARIO_SOURCE = "POST /_sandbox/sandboxes (scenario)";
 const PREFIX = "/sandboxes/";
 /** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;

@@ -1,7 +1,8 @@
 /**
  * The `paysandbox` command line (docs/configuration.md, docs/scenarios.md, docs/events.md): `start` (the server; the default command),
  * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `record` (a sandbox's
- * session as a steps file), `snapshot save|load` (a sandbox's whole state as a file, docs/snapshots.md), `schema` (the JSON
+ * session as a steps file), `snapshot save|load` (a sandbox's whole state as a file, docs/snapshots.md), `trigger` (a
+ * real webhook of a kind, for building a receiver, docs/webhooks.md#building-a-receiver), `schema` (the JSON
  * Schema of scenario files), `--help` on
  * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
  * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
@@ -16,6 +17,7 @@ import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 import { type SnapshotLoadOptions, type SnapshotSaveOptions, snapshotLoadCommand, snapshotSaveCommand } from "./snapshot.js";
+import { kindsHelp, type TriggerOptions, triggerCommand } from "./trigger.js";
 
 /** --target, --sandbox, --admin-token: the commands that talk to a running server (server-flags.ts). */
 const withServerFlags = (cmd: Command): Command =>
@@ -133,6 +135,25 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .showHelpAfterError()
     .action(async (opts: RecordOptions) => {
       exit(await recordCommand(opts));
+    });
+
+  program
+    .command("trigger")
+    .description(
+      "make the real transaction of KIND in a sandbox so its real, signed webhook goes to --to (else to this command, which prints it), and print what each delivery got; exit 0 when every delivery was acknowledged (2xx)",
+    )
+    .argument("[kind]", "what to cause (the list below)")
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--sandbox <id>", "do it in this sandbox of the server (sbx_..., or root); default: a fresh sandbox, deleted after")
+    .option("--to <url>", "where the webhooks go (the receiver you are building); default: this command listens and prints them")
+    .option("--keep", "keep the fresh sandbox (and print its baseUrl)")
+    .option("--json", "print one JSON object: the kind, the transaction and each delivery with its attempts")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .addHelpText("after", kindsHelp)
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (kind: string | undefined, opts: TriggerOptions) => {
+      exit(await triggerCommand(kind, opts));
     });
 
   const snapshot = program

@@ -27,6 +27,7 @@ import type { Merchant, MerchantService } from "../merchants/merchants.service.j
 import type { CardOnFile } from "../payments/card.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
 import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
+import { asFinal } from "../transactions/transitions.js";
 import { slotAfter } from "./schedule.js";
 import { CHARGE_RETRIED, subscriptionMove } from "./subscriptions.behaviours.js";
 import {
@@ -47,6 +48,7 @@ import {
   type SubscriptionVia,
   visibleNext,
 } from "./subscriptions.rules.js";
+import type { SubscriptionCallback } from "./subscriptions.wire.js";
 
 /** Due rows read at a time within a batch. */
 const DUE_PAGE = 32;
@@ -234,6 +236,19 @@ export class SubscriptionBilling {
     next.nextChargeAt = lookAtOf(next);
     this.schedule(sub, next, now, "charge");
     const merchant = this.merchantOf(sub);
+    const body: SubscriptionCallback = {
+      subscriptionId: sub.id,
+      transactionId: tx.id,
+      chargeDate,
+      amount: toMajorNumber(tx.orderAmount, tx.orderCurrency),
+      currency: tx.orderCurrency,
+      transactionStatus: asFinal(tx.status),
+      declineCode: tx.declineCode,
+      declineReason: tx.declineCode === null ? null : (declineName(tx.declineCode) ?? null),
+      failureCount: next.failureCount,
+      nextChargeDate: visibleNext(next),
+      metadata: sub.metadata ?? null,
+    };
     this.deps.outbox.enqueue({
       merchant,
       kind: "subscription_charge",
@@ -244,19 +259,7 @@ export class SubscriptionBilling {
       orderKey: sub.id,
       ...(pending === undefined ? {} : { pending }),
       eventStatus: tx.status,
-      body: {
-        subscriptionId: sub.id,
-        transactionId: tx.id,
-        chargeDate,
-        amount: toMajorNumber(tx.orderAmount, tx.orderCurrency),
-        currency: tx.orderCurrency,
-        transactionStatus: tx.status,
-        declineCode: tx.declineCode,
-        declineReason: tx.declineCode === null ? null : (declineName(tx.declineCode) ?? null),
-        failureCount: next.failureCount,
-        nextChargeDate: visibleNext(next),
-        metadata: sub.metadata ?? null,
-      },
+      body,
     });
   }
 

@@ -257,7 +257,7 @@ export class TransactionLifecycle implements DueWork {
       const code = input.status === "FAILED" ? (input.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
       return this.settle(current, input.status, code, "complete call");
     });
-    return { transactionId: row.id, transactionStatus: row.status, declineCode: row.declineCode };
+    return { transactionId: row.id, transactionStatus: input.status, declineCode: row.declineCode };
   }
 
   /** DueWork: the earliest deadline of a waiting transaction. */
