@@ -7,7 +7,8 @@
  *       → the machinery the features share: src/webhooks, src/scheduler, src/scenarios, src/events,
  *         src/recording
  *         → src/http, src/platform, src/db (and config.ts, logger.ts)
- * and no import cycles. Nothing below the entry points imports them, not even a type: a handler's
+ * and no import cycles, neither between files nor between folders (a folder that imports another
+ * that imports it back is one folder in two places: its lower half moves down). Nothing below the entry points imports them, not even a type: a handler's
  * register function declares the few services it uses, and the composition root's AppContext fits.
  * An area's routes and handlers sit in the folder of the service they serve (events/, recording/,
  * webhooks/ hold theirs), so they belong to the upper layer by their name, not their folder.
@@ -20,6 +21,15 @@ module.exports = {
       name: "no-circular",
       severity: "error",
       comment: "Import cycles hide the order things are built in; break them with an interface in the lower layer.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-folder-cycles",
+      severity: "error",
+      comment:
+        "Folders are acyclic: if a imports b, nothing in b imports a, not even a type. Move what both need into the lower one (a type the platform declares, a store the database owns).",
+      scope: "folder",
       from: { path: "^src/" },
       to: { circular: true },
     },

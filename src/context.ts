@@ -10,10 +10,10 @@
 
 import pino from "pino";
 import type { Config } from "./config.js";
-import { ClockStore } from "./control/clock-store.js";
 import { ControlService } from "./control/control.service.js";
 import { backgroundWrites } from "./db/checkpointer.js";
 import { type Db, openDb } from "./db/client.js";
+import { ClockStore } from "./db/clock-store.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
