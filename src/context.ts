@@ -65,7 +65,7 @@ export interface AppContext {
   auth: AuthService;
   control: ControlService;
   idempotency: IdempotencyService;
-  /** Write side of the webhook outbox: enqueue inside the state change's transaction (it wakes the dispatcher). */
+  /** Write side of the webhook outbox: enqueue inside the state change's transaction (the dispatcher places it at the commit). */
   outbox: Outbox;
   /** The webhook dispatcher (a DueWork): sends and retries. */
   webhooks: WebhookDispatcher;
@@ -156,16 +156,14 @@ export function createContext(opts: ContextOptions): AppContext {
   const idempotency = new IdempotencyService({ db, clock });
   const auth = new AuthService({ db, clock, merchants });
 
-  // webhooks: every enqueue wakes the dispatcher after its transaction commits
-  const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
-  const outbox = new Outbox({ db, clock, ids, dispatch: webhooks });
+  // webhooks: the outbox writes deliveries; the dispatcher places what it wrote at each commit
+  const outbox = new Outbox({ db, clock, ids });
+  const webhooks = new WebhookDispatcher({ db, clock, outbox, poke: () => work.poke(), logger, ...opts.webhooks });
   const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke() });
-  webhooks.onAttempt((a) => events.webhook(a));
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
-  transactions.onChange((row, merchant) => events.transaction(row, merchant.mid));
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
   const subscriptionsRepo = new SubscriptionsRepo(db);

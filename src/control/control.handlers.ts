@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
+import { openRoute } from "../http/route-use.js";
 import { maskNumber } from "../modules/payments/card.js";
 import type { Clock } from "../platform/clock.js";
 import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
@@ -29,7 +30,7 @@ export function registerSandbox(
 
   app.openapi(clockRoute, (c) => c.json({ now: toIso(ctx.clock.nowMs()), scale: ctx.clock.scale }, 200));
 
-  app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200));
+  openRoute(app, advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200));
 
   const source = "POST /_sandbox/scenarios";
   app.openapi(

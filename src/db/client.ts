@@ -130,7 +130,7 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 
 /**
  * A write that needs no savepoint (one statement, or statements that may each stand alone): it joins
- * the open transaction or the turn's group-commit batch, else autocommits (src/db/commit.ts).
+ * the open transaction or the turn's group-commit batch, else is a transaction of its own (src/db/commit.ts).
  */
 export function inBatch<T>(db: Db, fn: () => T): T {
   return inSqliteBatch(db.$client, fn);

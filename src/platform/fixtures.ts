@@ -30,6 +30,13 @@ export interface BinRange {
   country: string | null;
 }
 
+/**
+ * What a request asks the outcome engine to decide (src/scenarios/outcome-engine.ts), and what a
+ * create route's fault rules match on (src/http/route-use.ts): a payment, a subscription's first or
+ * later charge, a payout, a refund.
+ */
+export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout" | "refund";
+
 /** What a card does in each flow; `status` is a transaction status, `declineCode` from decline-codes. */
 export interface OutcomeSpec {
   status: "SUCCEED" | "FAILED" | "CUSTOMER_VERIFICATION" | "PROCESSING" | "PENDING";

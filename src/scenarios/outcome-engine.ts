@@ -14,13 +14,13 @@
  * - refunds have no card column: only rules decide them (default SUCCEED);
  * - a profile whose scenario was dropped by a reset falls back to the default outcome.
  */
-import { type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
+import { type Flow, type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
 import { digitsOf, isCurrency } from "../platform/money.js";
 import type { RuleOperation, ScenarioCard, ScenarioRule } from "./scenario.schema.js";
 import type { ScenarioService } from "./scenario.service.js";
 
 /** Customer-initiated payment, first/later recurring charge, payout, refund. */
-export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout" | "refund";
+export type { Flow } from "../platform/fixtures.js";
 
 /** The rule `operation` a flow answers to. */
 export const operationOf = (flow: Flow): RuleOperation =>

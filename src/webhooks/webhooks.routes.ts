@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
+import { declare } from "../http/route-use.js";
 import { ADMIN_SECURITY, errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
 import { CHAOS_MODES } from "./chaos.js";
@@ -59,6 +60,7 @@ export const webhookJournalRoute = createRoute({
   request: { query: WebhookJournalQuerySchema },
   responses: { 200: jsonResponse(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
 });
+declare(webhookJournalRoute, { recorded: "request" });
 
 export const webhookDeliveryRoute = createRoute({
   method: "get",
@@ -69,6 +71,7 @@ export const webhookDeliveryRoute = createRoute({
   request: { params: pathParam("id") },
   responses: { 200: jsonResponse(WebhookDeliverySchema, "The delivery"), ...errorResponses(401, 404) },
 });
+declare(webhookDeliveryRoute, { recorded: "request" });
 
 export const ReplayRequestSchema = z
   .strictObject({
@@ -89,3 +92,4 @@ export const webhookReplayRoute = createRoute({
   },
   responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(400, 401, 404) },
 });
+declare(webhookReplayRoute, { recorded: "request" });

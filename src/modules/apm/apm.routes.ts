@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
 import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonResponse } from "../../http/schemas.js";
 import { hmacBase64 } from "../../platform/crypto.js";
 import { SandboxError } from "../../platform/errors.js";
@@ -132,6 +133,7 @@ export const createApmPaymentRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createApmPaymentRoute, { faults: "payment" });
 
 export const apmStatusRoute = readRoute({
   path: "/payments/apm/status/{id}",
@@ -169,6 +171,7 @@ export const createApmPayoutRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createApmPayoutRoute, { faults: "payout" });
 
 export const apmPayoutInfoRoute = readRoute({
   path: "/payouts/apm/info/{id}",

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { pathParam } from "../../http/schemas.js";
 import { oneOf } from "../../http/wire.js";
 
@@ -57,8 +58,10 @@ export const hppPageRoute = pageRoute(
   "The hosted payment page (HTML, no auth): the apmPayload fields still missing, two outcome buttons",
 );
 export const hppAnswerRoute = answerRoute("hpp");
+declare(hppAnswerRoute, { recorded: "hpp" });
 export const qrPageRoute = pageRoute(
   "qr",
   "The QR page of a UPI_QR / PIX_QR pay-in (HTML, no auth): the QR image, its deep link, two outcome buttons",
 );
 export const qrAnswerRoute = answerRoute("qr");
+declare(qrAnswerRoute, { recorded: "qr" });
