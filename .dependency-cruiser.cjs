@@ -65,6 +65,14 @@ module.exports = {
       to: { path: `${ENTRY}|${UPPER}|${MIDDLE}` },
     },
     {
+      name: "feature-not-to-others-routes",
+      severity: "error",
+      comment:
+        "A feature reaches another feature through its service, never its routes: what a route takes (fault rules, recording) is declared beside it and mounted with it (src/http/route-use.ts), not listed by another folder.",
+      from: { path: "^src/(modules/[^/]+|[^/]+)/" },
+      to: { path: "\\.routes\\.ts$", pathNot: "^src/$1/" },
+    },
+    {
       name: "service-not-to-routes",
       severity: "error",
       comment:
