@@ -124,7 +124,7 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   // awaitCommit, so a call's record commits with the call) and scenario fault rules (docs/scenarios.md#api-faults)
   provideUse(app, {
     recorded: (kind) => (ctx.recorder.enabled ? recordCalls(ctx.recorder, ctx.clock, kind) : undefined),
-    faults: (flow) => faultInjection(ctx.outcomes, ctx.scenarios, flow),
+    faults: (flow) => faultInjection(ctx.outcomes, flow),
   });
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));

@@ -14,6 +14,7 @@ import { ControlService } from "./control/control.service.js";
 import { backgroundWrites } from "./db/checkpointer.js";
 import { type Db, openDb } from "./db/client.js";
 import { ClockStore } from "./db/clock-store.js";
+import { onCommit } from "./db/commit.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
@@ -153,6 +154,10 @@ export function createContext(opts: ContextOptions): AppContext {
   scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
   const fx = new FxRates(scenarios);
+  scenarios.onChange(() => {
+    outcomes.forget();
+    fx.forget();
+  });
   const idempotency = new IdempotencyService({ db, clock });
   const auth = new AuthService({ db, clock, merchants });
 
@@ -160,6 +165,10 @@ export function createContext(opts: ContextOptions): AppContext {
   const outbox = new Outbox({ db, clock, ids });
   const webhooks = new WebhookDispatcher({ db, clock, outbox, poke: () => work.poke(), logger, ...opts.webhooks });
   const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke() });
+  // at every COMMIT: the dispatcher places what the batch wrote for the sender, the event log learns
+  // what is committed (docs/performance.md); nothing is asked for by the requests themselves
+  onCommit(db.$client, webhooks);
+  onCommit(db.$client, events);
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });

@@ -19,7 +19,6 @@ import { realNowMs } from "../platform/clock.js";
 import { isCurrency, parseAmount } from "../platform/money.js";
 import { DEFAULT_PROFILE, type Flow, type OutcomeEngine } from "../scenarios/outcome-engine.js";
 import type { ScenarioRule } from "../scenarios/scenario.schema.js";
-import type { ScenarioService } from "../scenarios/scenario.service.js";
 
 const isFault = (r: ScenarioRule) => r.httpStatus !== undefined || r.latencyMs !== undefined;
 
@@ -58,15 +57,10 @@ function matchInput(body: Json, flow: Flow, outcomes: OutcomeEngine) {
  * Middleware for one create route: answers the matching fault rule's status, or waits its latency
  * and goes on. Mounted on the route, after the bearer check, so only authenticated requests see faults.
  */
-export function faultInjection(outcomes: OutcomeEngine, scenarios: ScenarioService, flow: Flow): MiddlewareHandler<AppEnv> {
-  // requests pay for reading the body here only while some loaded rule is a fault
-  let any: boolean | undefined;
-  scenarios.onChange(() => {
-    any = undefined;
-  });
+export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    any ??= scenarios.all().some((s) => s.rules.some(isFault));
-    if (!any) return next();
+    // requests pay for reading the body here only while some loaded rule is a fault
+    if (!outcomes.hasFaultRules()) return next();
     let body: Json | undefined;
     try {
       body = obj(JSON.parse(await c.req.text()));

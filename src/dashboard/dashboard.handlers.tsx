@@ -20,7 +20,7 @@ import { registerTransactionPages } from "./transactions.handlers.js";
 /** `GET /` for browsers and everything under `/dashboard/` (docs/dashboard.md). */
 export function registerDashboard(app: OpenAPIHono<AppEnv>, ctx: DashboardDeps) {
   const repo = new DashboardRepo(ctx.db);
-  const access = new DashboardAccess(ctx.config.adminToken, ctx.publicUrl);
+  const access = new DashboardAccess({ adminToken: ctx.config.adminToken, publicUrl: ctx.publicUrl });
   const actions = dashboardActions(ctx);
   const kit = pageKit(ctx, repo, access);
 

@@ -195,6 +195,28 @@ export function inSqliteBatch<T>(sqlite: Database.Database, fn: () => T): T {
   return fn();
 }
 
+/** What the two helpers below take: a drizzle database (src/db/client.ts `Db`), or anything with its connection. */
+interface HasClient {
+  $client: Database.Database;
+}
+
+/**
+ * A synchronous transaction of a database (better-sqlite3 transactions cannot be async; keep I/O
+ * out); a savepoint inside another one or inside a group-commit batch. Exported by db/client.ts.
+ */
+export function inTransaction<T>(db: HasClient, fn: () => T): T {
+  return inSqliteTransaction(db.$client, fn);
+}
+
+/**
+ * A write that needs no savepoint (one statement, or statements that may each stand alone): it joins
+ * the open transaction or the turn's group-commit batch, else is a transaction of its own. Exported
+ * by db/client.ts.
+ */
+export function inBatch<T>(db: HasClient, fn: () => T): T {
+  return inSqliteBatch(db.$client, fn);
+}
+
 function topLevel<T>(c: Connection, fn: () => T): T {
   c.s.begin.run();
   let afters: Array<(committed: boolean) => void> = [];

@@ -56,16 +56,16 @@ export class EventLog extends EventWriter {
 
   constructor(opts: EventLogOptions) {
     const repo = new EventsRepo(opts.db);
-    super(opts.db, repo);
+    super({ db: opts.db, repo });
     this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // only this log writes events, and it has written none yet: what the file holds is committed
     this.high = repo.newest();
-    this.retention = new Retention(opts.db, repo, Math.max(1, opts.keep ?? DEFAULT_KEEP), this.high);
+    this.retention = new Retention({ db: opts.db, repo, keep: Math.max(1, opts.keep ?? DEFAULT_KEEP), high: this.high });
     const log = this;
-    this.followers = new Followers(
-      opts.db,
+    this.followers = new Followers({
+      db: opts.db,
       repo,
-      {
+      head: {
         get high() {
           return log.high;
         },
@@ -76,8 +76,9 @@ export class EventLog extends EventWriter {
           return log.closed;
         },
       },
-      this.keepAliveMs,
-    );
+      keepAliveMs: this.keepAliveMs,
+    });
+
     this.schedulePrune();
   }
 
@@ -127,7 +128,7 @@ export class EventLog extends EventWriter {
     while (this.retention.step(this.high, this.closed)) {}
   }
 
-  protected afterCommit(): void {
+  afterCommit(): void {
     this.unread++;
     if (this.followers.count > 0 || this.unread >= QUIET_READ_EVERY) this.committed(this.repo.newest());
   }

@@ -11,26 +11,32 @@
  * by the next microtask.
  */
 import type { Db } from "../db/client.js";
-import { onCommit } from "../db/commit.js";
 import { toIso } from "../platform/clock.js";
 import type { EventsRepo, StoredEvent } from "./events.repo.js";
 
+export interface EventWriterDeps {
+  db: Db;
+  repo: EventsRepo;
+}
+
 export abstract class EventWriter {
   private settling = false;
+  protected readonly db: Db;
+  protected readonly repo: EventsRepo;
 
-  constructor(
-    protected readonly db: Db,
-    protected readonly repo: EventsRepo,
-  ) {
-    // every COMMIT: the rows the storage layer wrote with the changes, and these, are committed now
-    onCommit(db.$client, { afterCommit: () => this.afterCommit() });
+  constructor(deps: EventWriterDeps) {
+    this.db = deps.db;
+    this.repo = deps.repo;
   }
 
   /** Events up to `newest` are committed. */
   protected abstract committed(newest: number): void;
 
-  /** A COMMIT just ended: what it wrote, events included, is committed (read `newest` now, or know it is stale). */
-  protected abstract afterCommit(): void;
+  /**
+   * A COMMIT of its database just ended (the composition root registers the log with the database's
+   * commits, src/db/commit.ts `onCommit`): what it wrote, events included, is committed.
+   */
+  abstract afterCommit(): void;
 
   /** The virtual clock moved (an advance, a reset), from `fromMs` to `nowMs`. */
   clock(fromMs: number, nowMs: number): void {

@@ -9,22 +9,29 @@ import type { EventsRepo } from "./events.repo.js";
 /** Rows one retention step deletes. */
 const PRUNE_CHUNK = 2_000;
 
+export interface RetentionDeps {
+  db: Db;
+  repo: EventsRepo;
+  /** Events kept (the newest). */
+  keep: number;
+  /** The newest committed id, when the log starts. */
+  high: number;
+}
+
 export class Retention {
   /** Every id up to this one is gone: a listener behind it cannot resume. */
   floor: number;
   private readonly slack: number;
   private pruning = false;
+  private readonly db: Db;
+  private readonly repo: EventsRepo;
+  private readonly keep: number;
 
-  constructor(
-    private readonly db: Db,
-    private readonly repo: EventsRepo,
-    private readonly keep: number,
-    /** The newest committed id, when the log starts. */
-    high: number,
-  ) {
-    this.slack = Math.min(1_000, Math.ceil(keep / 100));
-    const oldest = repo.oldest();
-    this.floor = oldest === undefined ? high : oldest - 1;
+  constructor(deps: RetentionDeps) {
+    ({ db: this.db, repo: this.repo, keep: this.keep } = deps);
+    this.slack = Math.min(1_000, Math.ceil(deps.keep / 100));
+    const oldest = deps.repo.oldest();
+    this.floor = oldest === undefined ? deps.high : oldest - 1;
   }
 
   /** Starts the background deletion when the log up to `high` is over `keep` by the slack. */

@@ -22,13 +22,14 @@
 import type { IncomingMessage } from "node:http";
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { type Db, inBatch } from "../db/client.js";
+import type { Db } from "../db/client.js";
+import { inBatch } from "../db/commit.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
 import type { AppEnv } from "../http/env.js";
 import type { RecordedKind } from "../http/route-use.js";
 import type { Clock } from "../platform/clock.js";
-import { isPageStep, type PageStep } from "../scenarios/steps.schema.js";
+import type { PageStep } from "../scenarios/steps.schema.js";
 import { redactForRecording, redactJsonText } from "./redact.js";
 
 export type { RecordedCall };
@@ -167,7 +168,7 @@ async function bodyOf(req: { method: string; text(): Promise<string> }, type: st
   if (req.method === "GET" || req.method === "HEAD") return undefined;
   const text = await req.text();
   if (text === "") return undefined;
-  if (isPageStep(kind)) {
+  if (kind !== "request" && kind !== "advance") {
     return FORM_TYPE.test(type) ? JSON.stringify(redactForRecording(Object.fromEntries(new URLSearchParams(text)))) : false;
   }
   if (!JSON_TYPE.test(type) && type !== "") return false;

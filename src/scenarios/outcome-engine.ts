@@ -77,13 +77,26 @@ export class OutcomeEngine {
   private byNumber: Map<string, string> | undefined;
   private byProfile: Map<string, CardColumns> | undefined;
   private rules: ScenarioRule[] | undefined;
+  private faults: boolean | undefined;
 
-  constructor(private readonly scenarios: ScenarioService) {
-    scenarios.onChange(() => {
-      this.byNumber = undefined;
-      this.byProfile = undefined;
-      this.rules = undefined;
-    });
+  constructor(private readonly scenarios: ScenarioService) {}
+
+  /** The scenarios changed (the composition root registers this with them): what was read from them is read again. */
+  forget(): void {
+    this.byNumber = undefined;
+    this.byProfile = undefined;
+    this.rules = undefined;
+    this.faults = undefined;
+  }
+
+  /**
+   * Whether some loaded rule is an API fault (docs/scenarios.md#api-faults): until one is, a create
+   * route's fault middleware goes on at once, without reading the body.
+   */
+  hasFaultRules(): boolean {
+    this.build();
+    this.faults ??= (this.rules ?? []).some((r) => r.httpStatus !== undefined || r.latencyMs !== undefined);
+    return this.faults;
   }
 
   /**

@@ -17,7 +17,7 @@
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction } from "../db/client.js";
-import { commitNow, onCommit } from "../db/commit.js";
+import { type CommitListener, commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import type { Clock } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
@@ -58,7 +58,7 @@ async function within(settled: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export class WebhookDispatcher implements DueWork, Answers {
+export class WebhookDispatcher implements DueWork, Answers, CommitListener {
   readonly name = "deliveries";
   private readonly db: Db;
   private readonly clock: Clock;
@@ -97,8 +97,6 @@ export class WebhookDispatcher implements DueWork, Answers {
       poke: () => this.poke(),
       start: (flights) => this.start(flights),
     });
-    // what a batch wrote for the sender is placed just before its COMMIT and leaves right after it
-    onCommit(deps.db.$client, { beforeCommit: (grouped) => this.atCommit(grouped) });
   }
 
   /** Requests on the wire now (tests, shutdown). */
@@ -151,12 +149,14 @@ export class WebhookDispatcher implements DueWork, Answers {
   }
 
   /**
-   * Just before a COMMIT of its database: what the batch wrote for the sender goes in flight where
-   * its destination has room (one UPDATE for the batch, which also drops what was rolled back with
-   * its request) and is sent once the COMMIT is done; the rest waits parked, in memory, behind its
-   * destination's others. Rows written another way (chaos) or left waiting with room are claimed.
+   * Just before a COMMIT of its database (the composition root registers the dispatcher with the
+   * database's commits, src/db/commit.ts `onCommit`): what the batch wrote for the sender goes in
+   * flight where its destination has room (one UPDATE for the batch, which also drops what was
+   * rolled back with its request) and is sent once the COMMIT is done; the rest waits parked, in
+   * memory, behind its destination's others. Rows written another way (chaos) or left waiting with
+   * room are claimed.
    */
-  private atCommit(grouped: boolean): ((committed: boolean) => void) | undefined {
+  beforeCommit(grouped: boolean): ((committed: boolean) => void) | undefined {
     const written = this.outbox.written();
     if (written.deliveries.length === 0 && !written.claim) return undefined;
     // stopped: they stay waiting in the file, where the next start (or this stop's own reschedule) finds them

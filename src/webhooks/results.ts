@@ -9,8 +9,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { writesPaused } from "../db/checkpointer.js";
-import { type Db, inBatch } from "../db/client.js";
-import { commitNow } from "../db/commit.js";
+import type { Db } from "../db/client.js";
+import { commitNow, inBatch } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import { type Clock, toIso } from "../platform/clock.js";
 import { claimDue } from "./claim.js";

@@ -12,7 +12,7 @@
  * - a PROCESSING outcome without `completeAfter` waits for the complete call forever.
  */
 import type { Db } from "../../db/client.js";
-import { inBatch, inTransaction } from "../../db/client.js";
+import { inBatch, inTransaction } from "../../db/commit.js";
 import type { Clock } from "../../platform/clock.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
