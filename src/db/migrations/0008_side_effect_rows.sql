@@ -4,6 +4,10 @@
 -- the storage layer writes an event. Each view has no rows; an INSERT into it runs its INSTEAD OF
 -- trigger. A column added to a table these name needs the view and its trigger made again here.
 --
+-- A value inserted into a view keeps the type it was bound with (a JavaScript number is a REAL), so
+-- an event's numbers are read from the row just written (its columns' INTEGER affinity) or cast:
+-- json_object would write 200.0.
+--
 -- transaction_writes: a new transaction (every column of `transactions`), its `transaction` event
 -- (docs/events.md), its callback's delivery when `wh_id` is set (written waiting for the sender:
 -- no due time, not in flight; src/webhooks/dispatcher.ts places it at the commit), and the
@@ -34,10 +38,11 @@ CREATE TRIGGER `transaction_writes_insert` INSTEAD OF INSERT ON `transaction_wri
 		NEW.`failure_redirect_url`, NEW.`billing_details`, NEW.`order_data`, NEW.`device`, NEW.`metadata`, NEW.`due_at`,
 		NEW.`due_status`, NEW.`due_decline_code`, NEW.`created_at`, NEW.`updated_at`);
 	INSERT INTO `events` (`type`, `transaction_id`, `merchant`, `data`)
-	SELECT 'transaction', NEW.`id`, m.`mid`, json_object('transactionId', NEW.`id`, 'kind', NEW.`kind`, 'merchant', m.`mid`,
-		'status', NEW.`status`, 'declineCode', NEW.`decline_code`,
-		'at', strftime('%Y-%m-%dT%H:%M:%fZ', NEW.`updated_at` / 1000.0, 'unixepoch'))
-	FROM (SELECT 1) LEFT JOIN `merchants` AS m ON m.`merchant_key` = NEW.`merchant_key`;
+	SELECT 'transaction', t.`id`, m.`mid`, json_object('transactionId', t.`id`, 'kind', t.`kind`, 'merchant', m.`mid`,
+		'status', t.`status`, 'declineCode', t.`decline_code`,
+		'at', strftime('%Y-%m-%dT%H:%M:%fZ', t.`updated_at` / 1000.0, 'unixepoch'))
+	FROM `transactions` AS t LEFT JOIN `merchants` AS m ON m.`merchant_key` = t.`merchant_key`
+	WHERE t.`id` = NEW.`id`;
 	INSERT INTO `webhook_deliveries` (`id`, `merchant_key`, `kind`, `order_key`, `transaction_id`, `event_status`, `url`,
 		`headers`, `body`, `status`, `attempt_count`, `created_at`, `updated_at`)
 	SELECT NEW.`wh_id`, NEW.`merchant_key`, NEW.`wh_kind`, NEW.`wh_order_key`, NEW.`id`, NEW.`status`, NEW.`wh_url`,
@@ -91,15 +96,15 @@ CREATE TRIGGER `attempt_results_insert` INSTEAD OF INSERT ON `attempt_results` B
 	INSERT INTO `events` (`type`, `transaction_id`, `merchant`, `data`)
 	SELECT 'webhook', d.`transaction_id`, m.`mid`, CASE
 		WHEN NEW.`http_status` IS NOT NULL AND d.`chaos` IS NULL THEN json_object('deliveryId', d.`id`,
-			'transactionId', d.`transaction_id`, 'url', NEW.`url`, 'attempt', NEW.`n`, 'httpStatus', NEW.`http_status`,
+			'transactionId', d.`transaction_id`, 'url', NEW.`url`, 'attempt', CAST(NEW.`n` AS INTEGER), 'httpStatus', CAST(NEW.`http_status` AS INTEGER),
 			'at', strftime('%Y-%m-%dT%H:%M:%fZ', NEW.`at` / 1000.0, 'unixepoch'))
 		WHEN NEW.`http_status` IS NOT NULL THEN json_object('deliveryId', d.`id`, 'transactionId', d.`transaction_id`,
-			'url', NEW.`url`, 'attempt', NEW.`n`, 'httpStatus', NEW.`http_status`, 'chaos', d.`chaos`,
+			'url', NEW.`url`, 'attempt', CAST(NEW.`n` AS INTEGER), 'httpStatus', CAST(NEW.`http_status` AS INTEGER), 'chaos', d.`chaos`,
 			'at', strftime('%Y-%m-%dT%H:%M:%fZ', NEW.`at` / 1000.0, 'unixepoch'))
 		WHEN d.`chaos` IS NULL THEN json_object('deliveryId', d.`id`, 'transactionId', d.`transaction_id`,
-			'url', NEW.`url`, 'attempt', NEW.`n`, 'error', coalesce(NEW.`error`, 'no answer'),
+			'url', NEW.`url`, 'attempt', CAST(NEW.`n` AS INTEGER), 'error', coalesce(NEW.`error`, 'no answer'),
 			'at', strftime('%Y-%m-%dT%H:%M:%fZ', NEW.`at` / 1000.0, 'unixepoch'))
-		ELSE json_object('deliveryId', d.`id`, 'transactionId', d.`transaction_id`, 'url', NEW.`url`, 'attempt', NEW.`n`,
+		ELSE json_object('deliveryId', d.`id`, 'transactionId', d.`transaction_id`, 'url', NEW.`url`, 'attempt', CAST(NEW.`n` AS INTEGER),
 			'error', coalesce(NEW.`error`, 'no answer'), 'chaos', d.`chaos`,
 			'at', strftime('%Y-%m-%dT%H:%M:%fZ', NEW.`at` / 1000.0, 'unixepoch'))
 	END
