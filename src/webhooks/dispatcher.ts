@@ -218,9 +218,16 @@ export class WebhookDispatcher implements DueWork, Answers, CommitListener {
       starts.push(this.lanes.fly(row, key, this.lanes.of(key), at));
     }
     if (wait.length === 0) return;
-    for (const { seq, id } of this.repo.seqsOf(wait.map((d) => d.id))) {
-      const key = destinationOf((byId.get(id) as PreparedDelivery).url);
-      this.lanes.park(this.lanes.of(key), seq, id, at, key);
+    // parked by seq: one the outbox wrote itself says its own (a claim of it checks the row is still
+    // that delivery), the others' are read in one statement
+    const unknown = wait.filter((d) => d.seq === undefined).map((d) => d.id);
+    const seqs = new Map<string, number>();
+    if (unknown.length > 0) for (const { seq, id } of this.repo.seqsOf(unknown)) seqs.set(id, seq);
+    for (const d of wait) {
+      const seq = d.seq ?? seqs.get(d.id);
+      if (seq === undefined) continue; // rolled back with its request
+      const key = destinationOf(d.url);
+      this.lanes.park(this.lanes.of(key), seq, d.id, at, key);
     }
   }
 

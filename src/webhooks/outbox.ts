@@ -80,9 +80,19 @@ function deliveryHeaders(sum: string, id: string): Record<string, string> {
   return { "Content-Type": "application/json", "X-Checksum": sum, "X-Sandbox-Delivery-Id": id };
 }
 
+/**
+ * The same headers as the JSON text stored and sent, written out: `JSON.stringify(deliveryHeaders(sum, id))`
+ * without the object (a checksum is base64 and an id `wh_` and base62: neither needs escaping).
+ */
+function deliveryHeadersText(sum: string, id: string): string {
+  return `{"Content-Type":"application/json","X-Checksum":"${sum}","X-Sandbox-Delivery-Id":"${id}"}`;
+}
+
 /** A delivery as made for its row, its headers and body as the JSON text stored (and sent as it is). */
 export interface PreparedDelivery {
   id: string;
+  /** Its row's seq, when the outbox wrote it itself (`enqueue`). */
+  seq?: number;
   kind: CallbackKind;
   orderKey: string;
   url: string;
@@ -144,7 +154,7 @@ export class Outbox {
       orderKey,
       url,
       // the headers' JSON text made once: stored as it is, and sent as it is (docs/performance.md)
-      headers: JSON.stringify(deliveryHeaders(sum, id)),
+      headers: deliveryHeadersText(sum, id),
       body: JSON.stringify(input.body),
     };
     if (blocked) this.alone.delete(orderKey);
@@ -166,7 +176,7 @@ export class Outbox {
     if (!this.deps.db.$client.inTransaction) return inTransaction(this.deps.db, () => this.enqueue(input));
     if (input.merchant.webhookChaos) return this.enqueueWithChaos(input);
     const d = this.prepare(input) as PreparedDelivery;
-    this.repo.insertText(this.row(input, d, d.headers, null));
+    d.seq = this.repo.insertText(this.row(input, d, d.headers, null));
     return d.id;
   }
 

@@ -285,13 +285,12 @@ export class TransactionLifecycle implements DueWork {
     if (!row.callbackUrl) return undefined;
     const d = this.kinds.get(row.kind);
     if (!d) throw new Error(`transaction kind ${row.kind} has no descriptor`);
-    const apmType = d.callback.apmType?.(row);
     return {
       merchant,
       kind: d.callback.kind,
       callbackUrl: row.callbackUrl,
       paymentMethod: KIND_FACTS[d.kind].paymentMethod,
-      ...(apmType ? { apmType } : {}),
+      apmType: d.callback.apmType?.(row) || undefined,
       transactionId: row.id,
       first,
       eventStatus: row.status,
