@@ -58,9 +58,7 @@ function matchInput(body: Json, flow: Flow, outcomes: OutcomeEngine) {
  * and goes on. Mounted on the route, after the bearer check, so only authenticated requests see faults.
  */
 export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    // requests pay for reading the body here only while some loaded rule is a fault
-    if (!outcomes.hasFaultRules()) return next();
+  const faulty: MiddlewareHandler<AppEnv> = async (c, next) => {
     let body: Json | undefined;
     try {
       body = obj(JSON.parse(await c.req.text()));
@@ -82,6 +80,8 @@ export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareH
     if (rule.httpStatus === 429) c.header("Retry-After", "1");
     return c.json({ errorMessage: `Sandbox fault injected by a scenario rule: HTTP ${rule.httpStatus}` }, rule.httpStatus);
   };
+  // requests pay for this layer (reading the body, an async step) only while some loaded rule is a fault
+  return (c, next) => (outcomes.hasFaultRules() ? faulty(c, next) : next());
 }
 
 /** `SANDBOX_RATE_LIMIT`: per merchant, at most `limit` requests per fixed window of `windowMs` real ms. */

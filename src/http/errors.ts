@@ -234,14 +234,16 @@ async function bodyText(c: Context<AppEnv>): Promise<string | undefined> {
 }
 
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
-  if (!result.success) {
-    const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    c.set("errorMessage", withReason(err.message, err.problems));
-    if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
-    return c.json(badRequestBody(err.message, err.problems), 400);
-  }
+const refused = async (result: { error: unknown; target: string }, c: Context<AppEnv>) => {
+  const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
+  c.set("errorMessage", withReason(err.message, err.problems));
+  if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
+  return c.json(badRequestBody(err.message, err.problems), 400);
 };
+
+// a valid body (every request that goes on) returns at once, without a promise of its own
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) =>
+  result.success ? undefined : refused(result as { error: unknown; target: string }, c);
 
 export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return async (err, c) => {
