@@ -26,7 +26,7 @@ export async function main(argv: string[]): Promise<void> {
 /** `paysandbox start`: serves the sandbox with a parsed config until SIGINT/SIGTERM (docs/configuration.md). */
 async function start(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const db = openDb(config.db);
+  const db = openConfiguredDb(config.db);
   // one commit per turn of the event loop for every request's writes; answers wait for it (src/db/commit.ts)
   enableGroupCommit(db.$client);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
@@ -118,6 +118,21 @@ async function start(config: Config): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/**
+ * The server's database, or a start-up failure of one line (`paysandbox: …`, told without a stack
+ * by dist/main.js) when SQLite or the file system refuses it: a file that is not a database, a
+ * folder that cannot be made or written.
+ */
+function openConfiguredDb(path: string): ReturnType<typeof openDb> {
+  try {
+    return openDb(path);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== "string") throw err;
+    throw new Error(`paysandbox: cannot open the database ${path} (--db, SANDBOX_DB): ${(err as Error).message}`);
+  }
 }
 
 /** Why the server could not listen, and what to do: another port (--port / PORT) when it is taken or privileged. */

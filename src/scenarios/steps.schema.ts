@@ -43,10 +43,13 @@ const saveName = z
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a step reference, not a template
   .describe("keep the response body for later steps, as ${name.field}");
 
+/** The buttons of every shopper page, the only outcomes a page step presses. */
+export const PAGE_OUTCOMES = ["success", "failure"] as const;
+
 const pageAnswer = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a step reference, not a template
   transactionId: z.string().min(1).describe('the transaction, usually "${saved.transactionId}"'),
-  outcome: z.enum(["success", "failure"]).describe("the button the shopper presses"),
+  outcome: z.enum(PAGE_OUTCOMES).describe("the button the shopper presses"),
 };
 
 export const stepSchema = z
