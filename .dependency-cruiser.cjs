@@ -10,8 +10,10 @@
  * and no import cycles, neither between files nor between folders (a folder that imports another
  * that imports it back is one folder in two places: its lower half moves down). Nothing below the entry points imports them, not even a type: a handler's
  * register function declares the few services it uses, and the composition root's AppContext fits.
- * An area's routes and handlers sit in the folder of the service they serve (events/, recording/,
- * webhooks/ hold theirs), so they belong to the upper layer by their name, not their folder.
+ * An area's routes and handlers sit in the folder of the service they serve (events/ and recording/
+ * hold theirs), so they belong to the upper layer by their name, not their folder; where they need
+ * the modules' schemas (the webhook journal's and the callbacks' documents), in control/, since a
+ * folder's cycles count its routes too.
  */
 const { ENTRY, UPPER, EDGE, MIDDLE, LOWER } = require("./scripts/layers.cjs");
 

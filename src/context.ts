@@ -11,6 +11,7 @@
 import pino from "pino";
 import type { Config } from "./config.js";
 import { ControlService } from "./control/control.service.js";
+import { CoverageService } from "./coverage/coverage.service.js";
 import { backgroundWrites } from "./db/checkpointer.js";
 import { type Db, openDb } from "./db/client.js";
 import { ClockStore } from "./db/clock-store.js";
@@ -98,6 +99,8 @@ export interface AppContext {
   events: EventLog;
   /** What was done here, call by call, for GET /_sandbox/recording (docs/recording.md). */
   recorder: Recorder;
+  /** Which payment behaviours happened here, for GET /_sandbox/coverage (docs/coverage.md). */
+  coverage: CoverageService;
   /**
    * Loads a scenario document (a 400 naming the path when invalid), and every later reset loads it
    * again, as the root's reloads its start files (a sandbox's scenario, docs/parallel-suites.md).
@@ -146,6 +149,11 @@ export function createContext(opts: ContextOptions): AppContext {
   // platform-level services; the live events first: everything after may write them (docs/events.md)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const recorder = new Recorder({ db, keep: config.recordingKeep });
+  // folds the event log after commit; `seen` is how the few behaviours no log shows are noted (docs/coverage.md)
+  const coverage = new CoverageService({ db, clock, origin: () => (opts.lineage ?? ROOT_LINEAGE).origin() });
+  const seen = coverage.seen;
+  events.onCommitted((newest) => coverage.behind(newest));
+  events.onBeforePrune((upTo) => coverage.foldTo(upTo));
   const work = new DueWorkRunner({ clock, writes: backgroundWrites(db.$client) });
   const clockStore = new ClockStore({ db, clock });
   const merchants = new MerchantService(db);
@@ -158,20 +166,20 @@ export function createContext(opts: ContextOptions): AppContext {
     outcomes.forget();
     fx.forget();
   });
-  const idempotency = new IdempotencyService({ db, clock });
+  const idempotency = new IdempotencyService({ db, clock, seen });
   const auth = new AuthService({ db, clock, merchants });
 
   // webhooks: the outbox writes deliveries; the dispatcher places what it wrote at each commit
   const outbox = new Outbox({ db, clock, ids });
   const webhooks = new WebhookDispatcher({ db, clock, outbox, poke: () => work.poke(), logger, ...opts.webhooks });
-  const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke() });
+  const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke(), seen });
   // at every COMMIT: the dispatcher places what the batch wrote for the sender, the event log learns
   // what is committed (docs/performance.md); nothing is asked for by the requests themselves
   onCommit(db.$client, webhooks);
   onCommit(db.$client, events);
 
   // the transaction lifecycle and the kinds on it
-  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
+  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key), seen });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
@@ -185,12 +193,13 @@ export function createContext(opts: ContextOptions): AppContext {
     payments,
     tokens,
     maxRetries: config.maxRetries,
+    seen,
   });
-  const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
+  const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox, seen });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
-  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
+  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions, seen });
   const wallet = new WalletService(clock);
   transactions.onSettled((row) => billing.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
@@ -215,6 +224,8 @@ export function createContext(opts: ContextOptions): AppContext {
   });
   // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
   control.onReset(() => webhooks.clear());
+  // coverage counts since the last reset: its fold goes on after the reset's event
+  control.onReset((restored) => coverage.afterReset(restored));
   // a kept scenario is loaded again by every reset (docs/parallel-suites.md)
   // (not after a copy's reset to its snapshot: what was loaded then is back already, docs/snapshots.md)
   const reloadOnReset = (document: unknown, source: string) =>
@@ -257,6 +268,7 @@ export function createContext(opts: ContextOptions): AppContext {
     wallet,
     events,
     recorder,
+    coverage,
     keepScenario,
   };
 }

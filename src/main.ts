@@ -12,6 +12,7 @@ import { checkpointInBackground } from "./db/checkpointer.js";
 import { closeDb, openDb } from "./db/client.js";
 import { ClockStore } from "./db/clock-store.js";
 import { enableGroupCommit } from "./db/commit.js";
+import { serverTimeouts } from "./http/server-timeouts.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
@@ -60,7 +61,9 @@ async function start(config: Config): Promise<void> {
     process.exit(2);
   }
   ctx.clockStore.save();
-  const server = serve({ fetch: composed.fetch, port: config.port, hostname: config.host }, (info) => {
+  // the header and request timeouts (docs/configuration.md#timeouts)
+  const serverOptions = serverTimeouts(config);
+  const server = serve({ fetch: composed.fetch, port: config.port, hostname: config.host, serverOptions }, (info) => {
     boundPort = info.port;
     logger.info(
       { port: info.port, db: config.db, now: toIso(clock.nowMs()), scale: clock.scale },

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { declare } from "../http/route-use.js";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
-import { scenarioSchema } from "../scenarios/scenario.schema.js";
+import { ScenarioDocumentSchema } from "../scenarios/scenario.schema.js";
 import {
   AdvanceRequestSchema,
   AdvanceResponseSchema,
@@ -17,6 +17,7 @@ const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
 
 export const healthRoute = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/_sandbox/health",
   tags,
@@ -27,6 +28,7 @@ export const healthRoute = createRoute({
 });
 
 export const resetRoute = createRoute({
+  operationId: "resetSandbox",
   method: "post",
   path: "/_sandbox/reset",
   tags,
@@ -41,6 +43,7 @@ export const resetRoute = createRoute({
 });
 
 export const clockRoute = createRoute({
+  operationId: "getClock",
   method: "get",
   path: "/_sandbox/clock",
   tags,
@@ -50,6 +53,7 @@ export const clockRoute = createRoute({
 });
 
 export const advanceRoute = createRoute({
+  operationId: "advanceClock",
   method: "post",
   path: "/_sandbox/clock/advance",
   tags,
@@ -61,6 +65,7 @@ export const advanceRoute = createRoute({
 declare(advanceRoute, { recorded: "advance" });
 
 export const loadScenarioRoute = createRoute({
+  operationId: "loadScenario",
   method: "post",
   path: "/_sandbox/scenarios",
   tags,
@@ -70,7 +75,7 @@ export const loadScenarioRoute = createRoute({
     body: {
       required: false,
       content: {
-        "application/json": { schema: scenarioSchema.meta({ id: "ScenarioDocument" }) },
+        "application/json": { schema: ScenarioDocumentSchema },
         "application/yaml": { schema: z.string() },
         "text/yaml": { schema: z.string() },
       },
@@ -80,6 +85,7 @@ export const loadScenarioRoute = createRoute({
 });
 
 export const listScenariosRoute = createRoute({
+  operationId: "listScenarios",
   method: "get",
   path: "/_sandbox/scenarios",
   tags,

@@ -23,7 +23,7 @@ const NO_EXTRA: readonly unknown[] = [];
 
 /**
  * The same INSERT of a row of `table`, into `into` (a view whose columns are the table's, in the same
- * order, then `extra`: migration 0008's writes with their side effects), with the extra columns'
+ * order, then `extra`: migration 0009's writes with their side effects), with the extra columns'
  * values after the row's.
  */
 export function preparedWrite<T extends SQLiteTable>(

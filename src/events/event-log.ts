@@ -31,7 +31,7 @@ export const KEEP_ALIVE_MS = 15_000;
  * With nobody listening, the newest committed id is read after one COMMIT in this many (for the
  * retention, which may run that much later): a request then pays nothing for the log it writes to.
  */
-const QUIET_READ_EVERY = 64;
+export const QUIET_READ_EVERY = 64;
 
 /** Where a new listener starts: after an id, or why it cannot. */
 export type Start = { after: number } | { gone: number } | { ahead: number };
@@ -53,6 +53,8 @@ export class EventLog extends EventWriter {
   private closed = false;
   private readonly retention: Retention;
   private readonly followers: Followers;
+  private readonly commitListeners: Array<(newest: number) => void> = [];
+  private readonly pruneListeners: Array<(upTo: number) => void> = [];
 
   constructor(opts: EventLogOptions) {
     const repo = new EventsRepo(opts.db);
@@ -60,7 +62,15 @@ export class EventLog extends EventWriter {
     this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // only this log writes events, and it has written none yet: what the file holds is committed
     this.high = repo.newest();
-    this.retention = new Retention({ db: opts.db, repo, keep: Math.max(1, opts.keep ?? DEFAULT_KEEP), high: this.high });
+    this.retention = new Retention({
+      db: opts.db,
+      repo,
+      keep: Math.max(1, opts.keep ?? DEFAULT_KEEP),
+      high: this.high,
+      beforePrune: (upTo) => {
+        for (const l of this.pruneListeners) l(upTo);
+      },
+    });
     const log = this;
     this.followers = new Followers({
       db: opts.db,
@@ -116,6 +126,19 @@ export class EventLog extends EventWriter {
     return this.followers.follow(after, filter, signal);
   }
 
+  /**
+   * Hears the newest committed id when the log reads it (each COMMIT while someone listens, else one
+   * in QUIET_READ_EVERY): the coverage's fold (docs/coverage.md), which need not hear every one.
+   */
+  onCommitted(listener: (newest: number) => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  /** Hears, inside the deleting transaction, that the retention is about to delete the events up to `upTo`. */
+  onBeforePrune(listener: (upTo: number) => void): void {
+    this.pruneListeners.push(listener);
+  }
+
   /** Ends every listener (its sandbox is closing); nothing is written after. */
   close(): void {
     this.closed = true;
@@ -153,6 +176,7 @@ export class EventLog extends EventWriter {
     if (newest <= this.high) return;
     this.high = newest;
     this.followers.wakeSoon();
+    for (const l of this.commitListeners) l(newest);
     this.schedulePrune();
   }
 

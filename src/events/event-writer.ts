@@ -2,7 +2,7 @@
  * Writing the live events (docs/events.md) that code writes: a clock move, a scenario load, a reset,
  * one row of the `events` table each, inside the transaction of the change it reports. A
  * transaction's status change and a webhook attempt's result are written by the storage layer with
- * the change itself (migration 0008: transaction_writes, transaction_moves, attempt_results), in
+ * the change itself (migration 0009: transaction_writes, transaction_moves, attempt_results), in
  * the same statement; nothing above it writes them.
  *
  * Commit tracking: with group commit (src/db/commit.ts) a batch stays open across a turn and the one

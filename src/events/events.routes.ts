@@ -29,6 +29,7 @@ const DESCRIPTION = `Server-Sent Events, one per change in this sandbox, from wh
 Without \`since\` or \`Last-Event-ID\` the stream starts with the next event. A comment (\`: keep-alive\`) is sent after 15 s (real time) without an event. Events beyond the retention (SANDBOX_EVENTS_KEEP, the newest 100,000 by default) are pruned; resuming before the oldest kept answers 410.`;
 
 export const eventsRoute = createRoute({
+  operationId: "streamEvents",
   method: "get",
   path: "/_sandbox/events",
   tags: ["Sandbox control plane"],

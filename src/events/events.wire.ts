@@ -15,7 +15,7 @@ const typesList = z
     message: `a comma-separated list of ${EVENT_TYPES.join(", ")}`,
   });
 
-export const EventsQuerySchema = z.object({
+export const EventsQuerySchema = z.strictObject({
   since: z
     .string()
     .regex(ID, "an event id (a whole number)")

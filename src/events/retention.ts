@@ -16,6 +16,8 @@ export interface RetentionDeps {
   keep: number;
   /** The newest committed id, when the log starts. */
   high: number;
+  /** Runs in the deleting transaction, before the events up to the id given are deleted (the coverage folds them first). */
+  beforePrune?: (upTo: number) => void;
 }
 
 export class Retention {
@@ -26,9 +28,11 @@ export class Retention {
   private readonly db: Db;
   private readonly repo: EventsRepo;
   private readonly keep: number;
+  private readonly beforePrune: (upTo: number) => void;
 
   constructor(deps: RetentionDeps) {
     ({ db: this.db, repo: this.repo, keep: this.keep } = deps);
+    this.beforePrune = deps.beforePrune ?? (() => undefined);
     this.slack = Math.min(1_000, Math.ceil(deps.keep / 100));
     const oldest = deps.repo.oldest();
     this.floor = oldest === undefined ? deps.high : oldest - 1;
@@ -58,7 +62,10 @@ export class Retention {
     if (target <= this.floor) return false;
     const upTo = Math.min(target, this.floor + PRUNE_CHUNK);
     const from = this.floor;
-    inTransaction(this.db, () => this.repo.prune(from, upTo));
+    inTransaction(this.db, () => {
+      this.beforePrune(upTo);
+      this.repo.prune(from, upTo);
+    });
     this.floor = upTo;
     return upTo < target;
   }

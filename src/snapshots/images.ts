@@ -1,7 +1,7 @@
 /**
  * Database images of sandboxes (docs/snapshots.md): taken from a running one, checked and brought up to
  * date when they come from a file, and made into a copy's starting state. A fresh sandbox, a fork and
- * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
+ * a loaded snapshot all open from an image (src/sandboxes/composition.ts, `OpenSpec`); only these steps differ.
  */
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
@@ -14,6 +14,7 @@ import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
 import { badRequest } from "../platform/errors.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
+import { checkImage, checkMeta } from "./check.js";
 import { readSnapshot, type Snapshot, type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
 
 /** A sandbox's state at one instant: its database image and its clock's now. */
@@ -46,8 +47,9 @@ export function snapshotFile(state: State, meta: Omit<SnapshotMeta, "now">, migr
 const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
 
 /**
- * A snapshot file as a state this build opens, or a 400 saying why not: an older schema is migrated
- * (the migrations it lacks run on it), a newer one or a database that is not ours is refused.
+ * A snapshot file as a state this build opens, or a 400 saying why not: the file's header and
+ * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts); an older
+ * schema is migrated (the migrations it lacks run on it), a newer one refused.
  */
 export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta } {
   const snap: Snapshot = readSnapshot(bytes);
@@ -55,31 +57,20 @@ export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta 
   if (snap.migrations > ours.length) {
     throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
   }
-  let image: Buffer = Buffer.from(snap.image);
-  let sqlite: Database.Database;
-  try {
-    sqlite = new Sqlite(journalImage(image));
-  } catch {
-    throw refused("its database is not a SQLite database");
-  }
-  try {
-    let applied: string[];
-    try {
-      applied = appliedMigrations(sqlite);
-    } catch {
-      throw refused("its database is not a SQLite database");
-    }
-    if (applied.length !== snap.migrations || applied.some((h, i) => h !== ours[i])) {
-      throw refused("its database is not a paysandbox database (its migrations differ from this server's)");
-    }
-  } finally {
-    sqlite.close();
-  }
+  let image: Buffer = journalImage(Buffer.from(snap.image));
+  const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
+  if (problem !== undefined) throw refused(problem);
   if (snap.migrations < ours.length) {
     // an older schema: the migrations it lacks run over it
-    const db = openDb(":memory:", { image, migrated: false });
-    image = db.$client.serialize();
-    db.$client.close();
+    let db: Db | undefined;
+    try {
+      db = openDb(":memory:", { image, migrated: false });
+      image = db.$client.serialize();
+    } catch (err) {
+      throw refused(`its database could not be migrated to this server's schema (${(err as Error).message})`);
+    } finally {
+      db?.$client.close();
+    }
   }
   return { state: { image, nowMs: snap.nowMs }, meta: snap.meta };
 }

@@ -16,7 +16,7 @@ export const SnapshotFileSchema = z.string().openapi("SnapshotFile", {
 });
 
 /** `?name=&ttl=` of `POST /_sandbox/sandboxes` with a snapshot body. */
-export const LoadSnapshotQuerySchema = z.object({
+export const LoadSnapshotQuerySchema = z.strictObject({
   name: z
     .string()
     .max(200)

@@ -2,7 +2,7 @@
  * Recording the attempts' answers as they arrive (docs/webhooks.md, docs/performance.md): the
  * answers of one I/O turn are recorded together, for up to ON_PATH_MS of real time (what is left
  * waits for the next turn, so a thousand answers that arrive at once do not hold the requests
- * behind them). Each answer is one statement (attempt_results, migration 0008: the attempt's row,
+ * behind them). Each answer is one statement (attempt_results, migration 0009: the attempt's row,
  * its event and the delivery's new state), with its retry time from the schedule (retries.ts), and
  * a settled delivery lets its orderKey's next one go. What those answers made due now is claimed in
  * the same batch and sent once it commits. A settling run waits on `pending()`.

@@ -19,7 +19,7 @@ export type NewDeliveryText = Omit<NewDeliveryInput, "headers"> & { headers: str
  */
 export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & { headers: string };
 
-/** How an attempt ended, as attempt_results (migration 0008) records it with its event and the delivery's new state. */
+/** How an attempt ended, as attempt_results (migration 0009) records it with its event and the delivery's new state. */
 export interface AttemptResult {
   seq: number;
   n: number;
@@ -60,7 +60,7 @@ const HOT = {
   parked: `SELECT ${DUE_COLUMNS} FROM ${DUE_FROM} WHERE d.seq IN (SELECT value FROM json_each(?)) AND d.status = 'pending' AND d.next_attempt_at IS NULL AND d.in_flight_since IS NULL`,
   markInFlight: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))`,
   park: `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE seq IN (SELECT value FROM json_each(?))`,
-  // the attempt, its event and the delivery's new state in one statement (migration 0008)
+  // the attempt, its event and the delivery's new state in one statement (migration 0009)
   result: `INSERT INTO attempt_results (seq, n, at, http_status, error, duration_ms, status, next_attempt_at, ended_at, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   // what a batch wrote for the sender, by id: the rows still there (not rolled back with their request) leave in flight
   flyWritten: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND in_flight_since IS NULL AND next_attempt_at IS NULL RETURNING seq, id`,

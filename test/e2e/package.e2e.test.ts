@@ -67,6 +67,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
         "docs/getting-started.md",
         "docs/lifecycles.md",
         "docs/images/dashboard.png",
+        "checklists/go-live.yaml",
         "package.json",
       ]),
     );
@@ -84,6 +85,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
     expect(readdirSync(join(app, "node_modules/paysandbox")).sort()).toEqual([
       "README.md",
       "bin",
+      "checklists",
       "dist",
       "docs",
       "package.json",

@@ -58,12 +58,12 @@ describe("a snapshot of an older paysandbox", () => {
     expect(res.status).toBe(201);
     expect(res.body.now).toBe("2027-01-01T00:00:00.000Z");
     const base = new URL(res.body.baseUrl).pathname;
-    // the newest migration is there: a payment is written through its view, and the call recorded
+    // the newest migration is there: a payment is written through its view, its event counted by the coverage
     const token = await s.token(base);
     await s.http.post(`${base}/api/v1/payments/card`).set("authorization", token).send(cardPaymentBody()).expect(200);
-    const recording = await s.http.get(`${base}/_sandbox/recording`).set("accept", "application/json");
-    expect(recording.status).toBe(200);
-    expect(JSON.stringify(recording.body)).toContain("/api/v1/payments/card");
+    const coverage = await s.http.get(`${base}/_sandbox/coverage`);
+    expect(coverage.status).toBe(200);
+    expect(coverage.body.behaviours.find((b: { id: string }) => b.id === "card.payment.succeed").count).toBe(1);
     // and a snapshot of it is of this build
     const again = await s.http.get(`${base}/_sandbox/snapshot`).buffer(true).parse(binary);
     expect((again.body as Buffer).readUInt16BE(10)).toBe(ours);

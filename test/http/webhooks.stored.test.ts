@@ -3,7 +3,7 @@
  * the COMMIT of a group-commit batch (the server) and sent after it, or placed by the next run after
  * a plain transaction. The stored headers are the JSON text of the headers the receiver got (the
  * journal reads them back), the callback body is the wire shape field for field, and the attempt's
- * event (written by the storage layer with the attempt, migration 0008) names the delivery's
+ * event (written by the storage layer with the attempt, migration 0009) names the delivery's
  * transaction and merchant (docs/performance.md).
  */
 import { createServer } from "node:http";

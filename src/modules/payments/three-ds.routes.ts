@@ -14,6 +14,7 @@ export const ChallengeAnswerSchema = z.object({ outcome: oneOf(["success", "fail
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
 export const challengePageRoute = createRoute({
+  operationId: "getThreeDsPage",
   method: "get",
   path: "/sandbox/3ds/{id}",
   tags,
@@ -28,6 +29,7 @@ export const challengePageRoute = createRoute({
 });
 
 export const challengeAnswerRoute = createRoute({
+  operationId: "submitThreeDsPage",
   method: "post",
   path: "/sandbox/3ds/{id}",
   tags,

@@ -7,6 +7,7 @@ import { RefundInfoSchema, RefundRequestSchema, RefundResponseSchema, RefundStat
 const tags = ["Refunds"];
 
 export const createRefundRoute = createRoute({
+  operationId: "createRefund",
   method: "post",
   path: "/refunds/card",
   tags,
@@ -20,6 +21,7 @@ export const createRefundRoute = createRoute({
 declare(createRefundRoute, { faults: "refund" });
 
 export const refundStatusRoute = readRoute({
+  operationId: "getRefundStatus",
   path: "/refunds/card/status/{id}",
   tags,
   summary: "Current status of a refund",
@@ -29,6 +31,7 @@ export const refundStatusRoute = readRoute({
 });
 
 export const refundInfoRoute = readRoute({
+  operationId: "getRefundInfo",
   path: "/refunds/card/info/{id}",
   tags,
   summary: "The refund record, with declineCode when FAILED",

@@ -15,6 +15,7 @@ const IdParam = pathParam("subscriptionId", "sub_4fQ...");
 const PATH = "/payments/card/recurring";
 
 export const createSubscriptionRoute = createRoute({
+  operationId: "createSubscription",
   method: "post",
   path: PATH,
   tags,
@@ -31,6 +32,7 @@ export const createSubscriptionRoute = createRoute({
 declare(createSubscriptionRoute, { faults: "recurring_first" });
 
 export const getSubscriptionRoute = createRoute({
+  operationId: "getSubscription",
   method: "get",
   path: `${PATH}/{subscriptionId}`,
   tags,
@@ -40,6 +42,7 @@ export const getSubscriptionRoute = createRoute({
 });
 
 export const updateSubscriptionRoute = createRoute({
+  operationId: "updateSubscription",
   method: "put",
   path: `${PATH}/{subscriptionId}`,
   tags,
@@ -49,6 +52,7 @@ export const updateSubscriptionRoute = createRoute({
 });
 
 export const cancelSubscriptionRoute = createRoute({
+  operationId: "cancelSubscription",
   method: "delete",
   path: `${PATH}/{subscriptionId}`,
   tags,

@@ -7,6 +7,7 @@ import { ChargeRequestSchema, TokenizeRequestSchema, TokenSchema } from "./token
 const tags = ["Card tokens and one-click"];
 
 export const tokenizeRoute = createRoute({
+  operationId: "createCardToken",
   method: "post",
   path: "/payments/card/tokenize",
   tags,
@@ -19,6 +20,7 @@ export const tokenizeRoute = createRoute({
 });
 
 export const chargeRoute = createRoute({
+  operationId: "createOneClickCharge",
   method: "post",
   path: "/payments/card/charge",
   tags,

@@ -44,14 +44,14 @@ export interface RefundTotals {
   processedAmount: number;
 }
 
-/** The side-effect columns of migration 0008's writes, after the row's own. */
+/** The side-effect columns of migration 0009's writes, after the row's own. */
 const DELIVERY = ["wh_id", "wh_kind", "wh_order_key", "wh_url", "wh_headers", "wh_body"] as const;
 const KEY = ["idem_operation", "idem_body_hash", "idem_response"] as const;
 
 /**
  * The one repo over the transactions table, every kind. Prepared once: the create paths run these
  * per request. A new row and a status change are each one statement with their side effects
- * (migration 0008): the `transaction` event, the callback's delivery, a create's idempotency key.
+ * (migration 0009): the `transaction` event, the callback's delivery, a create's idempotency key.
  */
 export class TransactionsRepo {
   private readonly writeStmt;
