@@ -58,7 +58,7 @@ const queryOf = (kind: CallbackKind) =>
       : {}),
   });
 
-/** The document's `webhooks`: one POST per callback kind, operationId = its name (docs/api.md#operation-ids). */
+/** The document's `webhooks`: one POST per callback kind, operationId = its name (docs/api.md#openapi-and-sdks). */
 export function registerCallbackDocs(app: OpenAPIHono<AppEnv>): void {
   for (const kind of CALLBACK_KINDS) {
     const c = CALLBACKS[kind];

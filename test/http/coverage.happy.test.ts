@@ -231,7 +231,7 @@ describe("GET /_sandbox/coverage", () => {
   });
 });
 
-describe("coverage of copies (docs/coverage.md#forks-and-snapshots)", () => {
+describe("coverage of copies (docs/coverage.md#how-it-is-counted)", () => {
   it("a fork starts with its source's coverage, folded or not; its own goes on apart; reset {snapshot} puts it back", async () => {
     server = makeServer({ start: T0 });
     const src = await server.create();

@@ -18,7 +18,7 @@ export const ShopperAnswerSchema = z
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-/** The pages' names in operationIds (docs/api.md#operation-ids): `getHostedPaymentPage`, `submitQrPage`. */
+/** The pages' names in operationIds (docs/api.md#openapi-and-sdks): `getHostedPaymentPage`, `submitQrPage`. */
 const OPERATION_NAMES = { hpp: "HostedPaymentPage", qr: "QrPage" } as const;
 
 const pageRoute = (page: "hpp" | "qr", summary: string) =>
