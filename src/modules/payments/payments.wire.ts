@@ -80,11 +80,16 @@ export const CardStatusSchema = z
 
 export type CardStatusResponse = z.infer<typeof CardStatusSchema>;
 
-/** The fields every card callback starts with: card payments' and card payouts' (docs/webhooks.md); each adds its transactionStatus enum. */
+/**
+ * The fields every card callback starts with, in the order they are sent: card payments' and card
+ * payouts' (docs/webhooks.md); each sets its own transactionStatus enum in place (a spread keeps a
+ * key where it was).
+ */
 export const CARD_CALLBACK_HEAD = {
   transactionId: z.string(),
   requestId: z.string().nullable(),
   mid: z.string(),
+  transactionStatus: z.string(),
   declineCode: DeclineCodeSchema.nullable(),
   cardMask: z.string(),
   cardHolder: z.string().nullable(),
