@@ -7,10 +7,13 @@
  *       → the machinery the features share: src/webhooks, src/scheduler, src/scenarios, src/events,
  *         src/recording
  *         → src/http, src/platform, src/db (and config.ts, logger.ts)
- * and no import cycles. Nothing below the entry points imports them, not even a type: a handler's
+ * and no import cycles, neither between files nor between folders (a folder that imports another
+ * that imports it back is one folder in two places: its lower half moves down). Nothing below the entry points imports them, not even a type: a handler's
  * register function declares the few services it uses, and the composition root's AppContext fits.
- * An area's routes and handlers sit in the folder of the service they serve (events/, recording/,
- * webhooks/ hold theirs), so they belong to the upper layer by their name, not their folder.
+ * An area's routes and handlers sit in the folder of the service they serve (events/ and recording/
+ * hold theirs), so they belong to the upper layer by their name, not their folder; where they need
+ * the modules' schemas (the webhook journal's and the callbacks' documents), in control/, since a
+ * folder's cycles count its routes too.
  */
 const { ENTRY, UPPER, EDGE, MIDDLE, LOWER } = require("./scripts/layers.cjs");
 
@@ -20,6 +23,15 @@ module.exports = {
       name: "no-circular",
       severity: "error",
       comment: "Import cycles hide the order things are built in; break them with an interface in the lower layer.",
+      from: { path: "^src/" },
+      to: { circular: true },
+    },
+    {
+      name: "no-folder-cycles",
+      severity: "error",
+      comment:
+        "Folders are acyclic: if a imports b, nothing in b imports a, not even a type. Move what both need into the lower one (a type the platform declares, a store the database owns).",
+      scope: "folder",
       from: { path: "^src/" },
       to: { circular: true },
     },
@@ -53,6 +65,14 @@ module.exports = {
       comment: "http/, platform/, db/ are the bottom: they import nothing above them.",
       from: { path: LOWER },
       to: { path: `${ENTRY}|${UPPER}|${MIDDLE}` },
+    },
+    {
+      name: "feature-not-to-others-routes",
+      severity: "error",
+      comment:
+        "A feature reaches another feature through its service, never its routes: what a route takes (fault rules, recording) is declared beside it and mounted with it (src/http/route-use.ts), not listed by another folder.",
+      from: { path: "^src/(modules/[^/]+|[^/]+)/" },
+      to: { path: "\\.routes\\.ts$", pathNot: "^src/$1/" },
     },
     {
       name: "service-not-to-routes",

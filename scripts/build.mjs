@@ -9,12 +9,12 @@
 // by vm cannot import() (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING: it was a 500 from /guide), so what
 // the server loads later is CommonJS too and is required: dist/guide-markdown.cjs.
 // External, from node_modules: better-sqlite3 (native addon), and what is loaded only when needed
-// (pino-pretty on a terminal, undici on the first webhook, yaml on the first YAML scenario or
+// (pino-pretty on a terminal, undici by the webhook sender's thread, yaml on the first YAML scenario or
 // recording, qrcode and pngjs on the first QR pay-in). exceljs is a dev dependency: only the tests
 // use it to read the .xlsx the server writes itself (docs/performance.md). zod's 50 locales are left out
 // (zodEnglishOnly): the server speaks English, and they were a fifth of the bundle.
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites (ESM),
-// `dist/report-worker.js` and `dist/checkpointer-worker.js`: worker threads, and `dist/guide-markdown.cjs`: the /guide
+// `dist/report-worker.js`, `dist/checkpointer-worker.js` and `dist/sender-worker.js`: worker threads, and `dist/guide-markdown.cjs`: the /guide
 // Markdown renderer, imported on the first /guide request (src/guide/guide.handlers.tsx),
 // so its parser is not compiled at start. The guides themselves (README.md, docs/) are read from
 // the package root at run time, not copied.
@@ -138,15 +138,17 @@ try {
     plugins: [zodEnglishOnly],
   };
   // Two bundles side by side in dist/ (each finds migrations/ and assets/ beside itself).
-  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts), and
-  // checkpointer-worker.js: the WAL checkpointer's (src/db/checkpointer.worker.ts), beside server.cjs;
-  // both started by src/platform/worker-thread.ts.
+  // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts),
+  // checkpointer-worker.js: the WAL checkpointer's (src/db/checkpointer.worker.ts), and
+  // sender-worker.js: the webhook sender's (src/webhooks/sender.worker.ts), beside server.cjs; all
+  // started by src/platform/worker-thread.ts.
   await build({
     ...common,
     entryPoints: {
       testing: "src/testing/index.ts",
       "report-worker": "src/modules/reports/reports.worker.ts",
       "checkpointer-worker": "src/db/checkpointer.worker.ts",
+      "sender-worker": "src/webhooks/sender.worker.ts",
     },
     outdir: out,
   });

@@ -6,9 +6,11 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { accepts } from "hono/accepts";
 import type { AppContext } from "./context.js";
+import { registerCallbackDocs } from "./control/callbacks.routes.js";
 import { registerSandbox } from "./control/control.handlers.js";
-import { FAULT_ROUTES, faultInjection, rateLimit } from "./control/faults.js";
+import { faultInjection, rateLimit } from "./control/faults.js";
 import { registerTransactionsControl } from "./control/transactions.handlers.js";
+import { registerWebhooks } from "./control/webhooks.handlers.js";
 import { registerCoverage } from "./coverage/coverage.handlers.js";
 import { dashboard } from "./dashboard/dashboard.handlers.js";
 import { registerEvents } from "./events/events.handlers.js";
@@ -23,6 +25,7 @@ import { GATEWAY_PREFIXES, REPORT_PATH } from "./http/gateway.js";
 import { adminAuth, awaitCommit, bearerAuth, reportCredentials, requestContext } from "./http/middleware.js";
 import { registerSecuritySchemes, serveOpenApi } from "./http/openapi.js";
 import { htmlErrors } from "./http/page-errors.js";
+import { faultPathsOf, provideUse } from "./http/route-use.js";
 import { lingerMs } from "./http/server-timeouts.js";
 import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerShopperPages } from "./modules/apm/hpp.handlers.js";
@@ -35,12 +38,10 @@ import { registerReports } from "./modules/reports/reports.handlers.js";
 import { registerSubscriptions } from "./modules/subscriptions/subscriptions.handlers.js";
 import { registerTokens } from "./modules/tokens/tokens.handlers.js";
 import { registerWallet } from "./modules/wallet/wallet.handlers.js";
-import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
+import { recordCalls } from "./recording/recorder.js";
 import { registerRecording } from "./recording/recording.handlers.js";
 import { SNAPSHOT_TYPE } from "./snapshots/snapshot-file.js";
 import { registerSnapshots } from "./snapshots/snapshots.handlers.js";
-import { registerCallbackDocs } from "./webhooks/callbacks.routes.js";
-import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** A snapshot file posted to create a sandbox from (docs/snapshots.md). */
@@ -127,27 +128,24 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
     "*",
     readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
   );
-  if (ctx.recorder.enabled) {
-    // after the auth checks: a refused call is never recorded (docs/recording.md); inside
-    // awaitCommit, so a call's record commits with the call
-    const record = recordCalls(ctx.recorder, ctx.clock);
-    for (const path of RECORDED_PATHS) app.use(path, record);
-  }
-  // rate limit emulation (docs/configuration.md), then scenario fault rules (docs/scenarios.md#api-faults) on the create routes
+  // rate limit emulation (docs/configuration.md)
   if (ctx.config.rateLimit) {
     const limiter = rateLimit(ctx.config.rateLimit);
     for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, (c, next) => (c.get("merchant") ? limiter(c, next) : next()));
   }
-  for (const { path, flow } of FAULT_ROUTES) {
-    const faults = faultInjection(ctx.outcomes, ctx.scenarios, flow);
-    for (const prefix of GATEWAY_PREFIXES) app.post(`${prefix}${path}`, faults);
-  }
+  // what a route declares (src/http/route-use.ts), mounted on it by its route helper after the auth
+  // checks above: the recording (a refused call is never recorded, docs/recording.md; inside
+  // awaitCommit, so a call's record commits with the call) and scenario fault rules (docs/scenarios.md#api-faults)
+  provideUse(app, {
+    recorded: (kind) => (ctx.recorder.enabled ? recordCalls(ctx.recorder, ctx.clock, kind) : undefined),
+    faults: (flow) => faultInjection(ctx.outcomes, flow),
+  });
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
   board.register(app);
   for (const register of opts.routes ?? []) register(app);
-  documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
+  documentCommonAnswers(app.openAPIRegistry, { faultPaths: faultPathsOf(app) });
 
   registerSecuritySchemes(app);
   serveOpenApi(app, {

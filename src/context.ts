@@ -10,11 +10,12 @@
 
 import pino from "pino";
 import type { Config } from "./config.js";
-import { ClockStore } from "./control/clock-store.js";
 import { ControlService } from "./control/control.service.js";
 import { CoverageService } from "./coverage/coverage.service.js";
 import { backgroundWrites } from "./db/checkpointer.js";
 import { type Db, openDb } from "./db/client.js";
+import { ClockStore } from "./db/clock-store.js";
+import { onCommit } from "./db/commit.js";
 import { EventLog } from "./events/event-log.js";
 import type { Logger } from "./logger.js";
 import { APM_DESCRIPTORS } from "./modules/apm/apm.present.js";
@@ -66,7 +67,7 @@ export interface AppContext {
   auth: AuthService;
   control: ControlService;
   idempotency: IdempotencyService;
-  /** Write side of the webhook outbox: enqueue inside the state change's transaction (it wakes the dispatcher). */
+  /** Write side of the webhook outbox: enqueue inside the state change's transaction (the dispatcher places it at the commit). */
   outbox: Outbox;
   /** The webhook dispatcher (a DueWork): sends and retries. */
   webhooks: WebhookDispatcher;
@@ -149,8 +150,10 @@ export function createContext(opts: ContextOptions): AppContext {
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const recorder = new Recorder({ db, keep: config.recordingKeep });
   // folds the event log after commit; `seen` is how the few behaviours no log shows are noted (docs/coverage.md)
-  const coverage = new CoverageService({ db, clock, events, origin: () => (opts.lineage ?? ROOT_LINEAGE).origin() });
+  const coverage = new CoverageService({ db, clock, origin: () => (opts.lineage ?? ROOT_LINEAGE).origin() });
   const seen = coverage.seen;
+  events.onCommitted((newest) => coverage.behind(newest));
+  events.onBeforePrune((upTo) => coverage.foldTo(upTo));
   const work = new DueWorkRunner({ clock, writes: backgroundWrites(db.$client) });
   const clockStore = new ClockStore({ db, clock });
   const merchants = new MerchantService(db);
@@ -159,19 +162,25 @@ export function createContext(opts: ContextOptions): AppContext {
   scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
   const fx = new FxRates(scenarios);
+  scenarios.onChange(() => {
+    outcomes.forget();
+    fx.forget();
+  });
   const idempotency = new IdempotencyService({ db, clock, seen });
   const auth = new AuthService({ db, clock, merchants });
 
-  // webhooks: every enqueue wakes the dispatcher after its transaction commits
-  const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
-  const outbox = new Outbox({ db, clock, ids, dispatch: webhooks });
+  // webhooks: the outbox writes deliveries; the dispatcher places what it wrote at each commit
+  const outbox = new Outbox({ db, clock, ids });
+  const webhooks = new WebhookDispatcher({ db, clock, outbox, poke: () => work.poke(), logger, ...opts.webhooks });
   const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke(), seen });
-  webhooks.onAttempt((a) => events.webhook(a));
+  // at every COMMIT: the dispatcher places what the batch wrote for the sender, the event log learns
+  // what is committed (docs/performance.md); nothing is asked for by the requests themselves
+  onCommit(db.$client, webhooks);
+  onCommit(db.$client, events);
 
   // the transaction lifecycle and the kinds on it
   const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key), seen });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
-  transactions.onChange((row, merchant) => events.transaction(row, merchant.mid));
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
   const tokens = new TokenService({ db, clock, ids, outcomes, idempotency, payments, tokenTtlDays: config.tokenTtlDays });
   const subscriptionsRepo = new SubscriptionsRepo(db);

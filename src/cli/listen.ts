@@ -80,7 +80,7 @@ export async function listenCommand(opts: ListenOptions, io: ListenIo = defaultI
   let failures = 0;
   let connected = false;
   const retryMs = io.retryMs ?? 500;
-  const forwarder = opts.forwardTo ? new Forwarder(base, opts.forwardTo, auth, io, opts.json === true) : undefined;
+  const forwarder = opts.forwardTo ? new Forwarder({ base, to: opts.forwardTo, auth, io, json: opts.json === true }) : undefined;
 
   for (;;) {
     if (io.signal?.aborted) return 0;
@@ -224,14 +224,25 @@ interface Delivery {
 }
 
 /** `--forward-to`: each delivery once (its first attempt), as the sandbox sent it. */
+/** What a Forwarder takes: the sandbox's base URL, where to forward, the admin headers, its output and whether it prints JSON. */
+interface ForwarderDeps {
+  base: string;
+  to: string;
+  auth: Record<string, string>;
+  io: ListenIo;
+  json: boolean;
+}
+
 class Forwarder {
-  constructor(
-    private readonly base: string,
-    private readonly to: string,
-    private readonly auth: Record<string, string>,
-    private readonly io: ListenIo,
-    private readonly json: boolean,
-  ) {}
+  private readonly base: string;
+  private readonly to: string;
+  private readonly auth: Record<string, string>;
+  private readonly io: ListenIo;
+  private readonly json: boolean;
+
+  constructor(deps: ForwarderDeps) {
+    ({ base: this.base, to: this.to, auth: this.auth, io: this.io, json: this.json } = deps);
+  }
 
   async forward(d: Record<string, unknown>): Promise<void> {
     if (d.attempt !== 1 || typeof d.deliveryId !== "string") return;

@@ -176,7 +176,7 @@ export async function triggerCommand(
     };
     if (!opts.json) io.out(`paysandbox trigger ${kind.name}: ${kind.description}`);
     const made = await kind.run(api);
-    // the deliveries due now were attempted when this answers (docs/control-plane.md#advance)
+    // the deliveries due now were attempted when this answers (docs/control-plane.md#time-travel)
     await api.control("POST", "/_sandbox/clock/advance", { by: "PT0S" });
     const query = made.transactionId ? `transactionId=${made.transactionId}` : `subscriptionId=${made.subscriptionId}`;
     const journal: Delivery[] = await control(base)("GET", `/_sandbox/webhooks?${query}&limit=1000`);

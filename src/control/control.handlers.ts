@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
 import { explainedBy } from "../http/errors.js";
+import { openRoute } from "../http/route-use.js";
 import { maskNumber } from "../modules/payments/card.js";
 import type { Clock } from "../platform/clock.js";
 import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
@@ -31,7 +32,8 @@ export function registerSandbox(
 
   app.openapi(clockRoute, (c) => c.json({ now: toIso(ctx.clock.nowMs()), scale: ctx.clock.scale }, 200));
 
-  app.openapi<typeof advanceRoute>(
+  openRoute(
+    app,
     advanceRoute,
     async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200),
     explainedBy(AdvanceRequestReasons),

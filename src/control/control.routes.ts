@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { declare } from "../http/route-use.js";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
 import { ScenarioDocumentSchema } from "../scenarios/scenario.schema.js";
@@ -61,6 +62,7 @@ export const advanceRoute = createRoute({
   request: { body: jsonBody(AdvanceRequestSchema) },
   responses: { 200: jsonResponse(AdvanceResponseSchema, "Where the clock is now and what ran"), ...errorResponses(400, 401) },
 });
+declare(advanceRoute, { recorded: "advance" });
 
 export const loadScenarioRoute = createRoute({
   operationId: "loadScenario",

@@ -6,6 +6,7 @@ import { getTableName, is, sql } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Config } from "../config.js";
 import { type Db, inTransaction } from "../db/client.js";
+import type { ClockStore } from "../db/clock-store.js";
 import * as schema from "../db/schema/index.js";
 import type { EventLog } from "../events/event-log.js";
 import type { MerchantService } from "../modules/merchants/merchants.service.js";
@@ -17,7 +18,6 @@ import type { ScenarioService } from "../scenarios/scenario.service.js";
 import type { DueWorkRunner, RanCounts } from "../scheduler/due-work.js";
 import { SCHEDULER_TICK_MS } from "../scheduler/subscriptions.js";
 import { restoreImage } from "../snapshots/images.js";
-import type { ClockStore } from "./clock-store.js";
 import { BY_OR_TO } from "./control.wire.js";
 
 const MAX_JUMP_MS = 36_525 * 86_400_000;

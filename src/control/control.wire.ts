@@ -20,7 +20,7 @@ const to = isoInstant(
 
 /**
  * One of `by` and `to`, never both: two closed objects, so that a generated client types the body as
- * `{by} | {to}` (docs/control-plane.md#advance).
+ * `{by} | {to}` (docs/control-plane.md#time-travel).
  */
 export const AdvanceRequestSchema = z
   .union([

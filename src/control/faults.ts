@@ -1,6 +1,7 @@
 /**
  * API faults and rate limit emulation (docs/scenarios.md#api-faults, docs/configuration.md), for testing a merchant
- * integration's own robustness:
+ * integration's own robustness (the create routes that take fault rules say so where they are
+ * declared, `declare(..., { faults: flow })`, src/http/route-use.ts):
  * - a scenario rule with `httpStatus` (500, 502, 503, 429 + Retry-After) answers that status with
  *   `{errorMessage}` before the route runs, so nothing is created; with `latencyMs` the answer
  *   waits that many real ms. Rules match a create request by amount (and currency), card number
@@ -14,30 +15,10 @@
  */
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
-import { createApmPaymentRoute, createApmPayoutRoute } from "../modules/apm/apm.routes.js";
-import { createCardPaymentRoute } from "../modules/payments/payments.routes.js";
-import { createPayoutRoute } from "../modules/payouts/payouts.routes.js";
-import { createRefundRoute } from "../modules/refunds/refunds.routes.js";
-import { createSubscriptionRoute } from "../modules/subscriptions/subscriptions.routes.js";
-import { chargeRoute } from "../modules/tokens/tokens.routes.js";
 import { realNowMs } from "../platform/clock.js";
 import { isCurrency, parseAmount } from "../platform/money.js";
 import { DEFAULT_PROFILE, type Flow, type OutcomeEngine } from "../scenarios/outcome-engine.js";
 import type { ScenarioRule } from "../scenarios/scenario.schema.js";
-import type { ScenarioService } from "../scenarios/scenario.service.js";
-
-/** The create routes a fault rule can hit (under each gateway prefix), with the flow they decide. */
-export const FAULT_ROUTES: ReadonlyArray<{ path: string; flow: Flow }> = (
-  [
-    [createCardPaymentRoute, "payment"],
-    [chargeRoute, "payment"],
-    [createSubscriptionRoute, "recurring_first"],
-    [createApmPaymentRoute, "payment"],
-    [createRefundRoute, "refund"],
-    [createPayoutRoute, "payout"],
-    [createApmPayoutRoute, "payout"],
-  ] as const
-).map(([route, flow]) => ({ path: route.path, flow }));
 
 const isFault = (r: ScenarioRule) => r.httpStatus !== undefined || r.latencyMs !== undefined;
 
@@ -74,17 +55,10 @@ function matchInput(body: Json, flow: Flow, outcomes: OutcomeEngine) {
 
 /**
  * Middleware for one create route: answers the matching fault rule's status, or waits its latency
- * and goes on. Mounted after the bearer check, so only authenticated requests see faults.
+ * and goes on. Mounted on the route, after the bearer check, so only authenticated requests see faults.
  */
-export function faultInjection(outcomes: OutcomeEngine, scenarios: ScenarioService, flow: Flow): MiddlewareHandler<AppEnv> {
-  // requests pay for reading the body here only while some loaded rule is a fault
-  let any: boolean | undefined;
-  scenarios.onChange(() => {
-    any = undefined;
-  });
-  return async (c, next) => {
-    any ??= scenarios.all().some((s) => s.rules.some(isFault));
-    if (!any) return next();
+export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareHandler<AppEnv> {
+  const faulty: MiddlewareHandler<AppEnv> = async (c, next) => {
     let body: Json | undefined;
     try {
       body = obj(JSON.parse(await c.req.text()));
@@ -106,6 +80,8 @@ export function faultInjection(outcomes: OutcomeEngine, scenarios: ScenarioServi
     if (rule.httpStatus === 429) c.header("Retry-After", "1");
     return c.json({ errorMessage: `Sandbox fault injected by a scenario rule: HTTP ${rule.httpStatus}` }, rule.httpStatus);
   };
+  // requests pay for this layer (reading the body, an async step) only while some loaded rule is a fault
+  return (c, next) => (outcomes.hasFaultRules() ? faulty(c, next) : next());
 }
 
 /** `SANDBOX_RATE_LIMIT`: per merchant, at most `limit` requests per fixed window of `windowMs` real ms. */

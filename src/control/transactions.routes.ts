@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { declare } from "../http/route-use.js";
 import { ADMIN_SECURITY, errorResponses, jsonBody, pathParam } from "../http/schemas.js";
 import { CompleteRequestSchema, CompleteResponseSchema } from "../modules/transactions/transactions.wire.js";
 
@@ -18,3 +19,4 @@ export const completeTransactionRoute = createRoute({
     ...errorResponses(400, 401, 404, 409),
   },
 });
+declare(completeTransactionRoute, { recorded: "request" });

@@ -1,5 +1,5 @@
 /**
- * What CI asks of a coverage report (docs/coverage.md#in-ci): a checklist of behaviours that must
+ * What CI asks of a coverage report (docs/coverage.md#in-ci-the-suite-then-the-checklist): a checklist of behaviours that must
  * have been seen (`--require FILE`, a YAML list of ids, such as checklists/go-live.yaml), a share of
  * the catalogue it must not be under (`--fail-under PCT`), and several reports as one (the files of
  * `paysandbox run --coverage`, each in a sandbox of its own).

@@ -37,17 +37,9 @@ const CHUNK = 2_000;
 /** Where the fold has reached, in sandbox_state (kept by a reset, which moves it). */
 const CURSOR_KEY = "coverage_folded_to";
 
-/** What the coverage needs of the event log: its newest committed id, and to hear of commits and prunes. */
-export interface CoverageEvents {
-  readonly newest: number;
-  onCommitted(listener: (newest: number) => void): void;
-  onBeforePrune(listener: (upTo: number) => void): void;
-}
-
 export interface CoverageDeps {
   db: Db;
   clock: Clock;
-  events: CoverageEvents;
   /** The image a copy was made from, which `reset {"snapshot": true}` goes back to (docs/snapshots.md). */
   origin?: () => Buffer | undefined;
 }
@@ -119,8 +111,6 @@ export class CoverageService {
           " (SELECT token, created_at FROM card_tokens ORDER BY rowid LIMIT 1)",
       ),
     );
-    deps.events.onCommitted((newest) => this.behind(newest));
-    deps.events.onBeforePrune((upTo) => this.foldTo(upTo));
   }
 
   /**
@@ -158,7 +148,10 @@ export class CoverageService {
     });
   }
 
-  /** Folds the events up to `upTo` (default: every one written). */
+  /**
+   * Folds the events up to `upTo` (default: every one written); also before the retention deletes
+   * them, in its deleting transaction (src/context.ts registers it).
+   */
   foldTo(upTo = (this.maxEvent.get() as number | null) ?? 0): void {
     if (!this.db.$client.open) return;
     while (this.step(upTo)) {}
@@ -207,8 +200,11 @@ export class CoverageService {
     };
   }
 
-  /** A commit's newest event: fold in the background once FOLD_AT of them wait. */
-  private behind(newest: number): void {
+  /**
+   * The event log's newest committed id, after a commit (src/context.ts registers it): fold in the
+   * background once FOLD_AT events wait.
+   */
+  behind(newest: number): void {
     if (this.scheduled) return;
     try {
       this.reached ??= this.folded();

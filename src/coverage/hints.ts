@@ -1,5 +1,5 @@
 /**
- * A Cause in words (docs/coverage.md#hints): the hint a report shows beside a behaviour never seen.
+ * A Cause in words (docs/coverage.md#the-catalogue): the hint a report shows beside a behaviour never seen.
  * Written from the same acts src/coverage/recipes.ts turns into a steps file, so a hint says exactly
  * what the test that walks the catalogue does.
  */

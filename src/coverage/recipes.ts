@@ -1,5 +1,5 @@
 /**
- * A Cause as a steps file (docs/coverage.md#hints, docs/run.md): what its hint says, as requests,
+ * A Cause as a steps file (docs/coverage.md#the-catalogue, docs/run.md): what its hint says, as requests,
  * page answers and clock moves that `paysandbox run` plays on a fresh sandbox. The test that walks
  * the catalogue runs one per behaviour and sees each counted, so every hint is proven true; a person
  * gets the same file from `paysandbox coverage --recipe ID`.
@@ -31,7 +31,7 @@ type Step = Record<string, unknown>;
 /** What an act may work on: the last card transaction, token, subscription, APM transaction, transaction of any kind. */
 type Made = "card" | "token" | "sub" | "apm" | "tx";
 
-/** `${callbackUrl}` of the run's receiver, answering as asked (docs/run.md#the-webhook-receiver). */
+/** `${callbackUrl}` of the run's receiver, answering as asked (docs/run.md#steps). */
 // biome-ignore-start lint/suspicious/noTemplateCurlyInString: step references, not templates
 const CALLBACK: Record<Answering, string> = {
   ok: "${callbackUrl}",

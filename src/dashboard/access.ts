@@ -17,14 +17,22 @@ import { hmacBase64, randomSecret, safeEqual } from "../platform/crypto.js";
 
 export const SESSION_COOKIE = "paysandbox_session";
 
+export interface DashboardAccessDeps {
+  /** SANDBOX_ADMIN_TOKEN, if set. */
+  adminToken: string | undefined;
+  /** The sandbox's base URL (docs/parallel-suites.md). */
+  publicUrl: () => string;
+}
+
 export class DashboardAccess {
   private readonly session: string | undefined;
+  private readonly adminToken: string | undefined;
+  private readonly publicUrl: () => string;
 
-  constructor(
-    private readonly adminToken: string | undefined,
-    private readonly publicUrl: () => string,
-  ) {
-    this.session = adminToken ? hmacBase64(adminToken, `paysandbox dashboard session ${randomSecret(16)}`) : undefined;
+  constructor(deps: DashboardAccessDeps) {
+    this.adminToken = deps.adminToken;
+    this.publicUrl = deps.publicUrl;
+    this.session = deps.adminToken ? hmacBase64(deps.adminToken, `paysandbox dashboard session ${randomSecret(16)}`) : undefined;
   }
 
   /** True when SANDBOX_ADMIN_TOKEN is set. */

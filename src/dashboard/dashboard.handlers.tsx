@@ -26,7 +26,7 @@ import { registerTransactionPages } from "./transactions.handlers.js";
  */
 export function dashboard(ctx: DashboardDeps): { guard: MiddlewareHandler<AppEnv>; register(app: OpenAPIHono<AppEnv>): void } {
   const repo = new DashboardRepo(ctx.db);
-  const access = new DashboardAccess(ctx.config.adminToken, ctx.publicUrl);
+  const access = new DashboardAccess({ adminToken: ctx.config.adminToken, publicUrl: ctx.publicUrl });
   const kit = pageKit(ctx, repo, access);
   const guard = dashboardGuard(access, kit);
   return {

@@ -5,7 +5,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { eventStream } from "../events/events.handlers.js";
-import { EventsQuerySchema } from "../events/events.routes.js";
+import { EventsQuerySchema } from "../events/events.wire.js";
 import type { AppEnv } from "../http/env.js";
 import { toIso } from "../platform/clock.js";
 import { invalidField, missingField, notFound } from "../platform/errors.js";

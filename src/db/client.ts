@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
-import { commitNow, inSqliteBatch, inSqliteTransaction } from "./commit.js";
+import { commitNow } from "./commit.js";
 import * as schema from "./schema/index.js";
 import { Sqlite } from "./sqlite-driver.js";
 
@@ -123,21 +123,8 @@ export function journalImage(image: Buffer): Buffer {
   return image;
 }
 
-/**
- * A synchronous transaction (better-sqlite3 transactions cannot be async; keep I/O out); a
- * savepoint inside another one or inside a group-commit batch (src/db/commit.ts).
- */
-export function inTransaction<T>(db: Db, fn: () => T): T {
-  return inSqliteTransaction(db.$client, fn);
-}
-
-/**
- * A write that needs no savepoint (one statement, or statements that may each stand alone): it joins
- * the open transaction or the turn's group-commit batch, else autocommits (src/db/commit.ts).
- */
-export function inBatch<T>(db: Db, fn: () => T): T {
-  return inSqliteBatch(db.$client, fn);
-}
+// the one way the code writes (src/db/commit.ts): a transaction, or a write that needs no savepoint
+export { inBatch, inTransaction } from "./commit.js";
 
 /** Commits what a group-commit batch still holds, then closes the file (shutdown, tests). */
 export function closeDb(db: Db): void {

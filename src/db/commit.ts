@@ -16,6 +16,9 @@
  *   the file) calls `commitNow(sqlite)` first.
  * A failed COMMIT rolls the batch back and rejects the waiters: those requests answer 500.
  *
+ * What follows from a commit is heard by its listeners (`onCommit`), registered once per connection:
+ * a request only writes rows, and never asks for anything to happen at the commit.
+ *
  * LIMITATIONS:
  * - a read outside `inTransaction` during a turn sees that turn's uncommitted writes (one
  *   connection); only answers and outside effects wait for the commit.
@@ -32,10 +35,21 @@ interface Statements {
 }
 
 /**
- * Runs inside a batch just before its COMMIT; returns what to do once the COMMIT is done (`true`)
- * or failed (`false`, its writes are gone). It must not throw (catch and recover inside).
+ * Hears every COMMIT of one connection (a group-commit batch's, or a plain transaction's), registered
+ * once by what lives beside the database (the webhook dispatcher, the event log), so no request has
+ * to ask for it: the request writes rows; what follows from them happens at their commit.
  */
-export type CommitHook = () => (committed: boolean) => void;
+export interface CommitListener {
+  /**
+   * Inside the transaction, just before its COMMIT (`grouped`: a group-commit batch's, else a plain
+   * transaction's): may write (a single statement, which SQLite undoes by itself if it fails, or a
+   * savepoint of its own); returns what to run once the COMMIT is done (`true`) or failed (`false`:
+   * its writes are gone), or nothing. Must not throw (catch and recover inside).
+   */
+  beforeCommit?(grouped: boolean): ((committed: boolean) => void) | undefined;
+  /** Right after a successful COMMIT, before anything else writes (reads see exactly what was committed). */
+  afterCommit?(): void;
+}
 
 interface Waiter {
   resolve: () => void;
@@ -46,14 +60,12 @@ interface Waiter {
 class Connection {
   readonly s: Statements;
   grouped = false;
-  /** Savepoints rolled back on this connection so far (see `rollbacks`). */
-  rollbacks = 0;
   /** A batch is open: BEGIN ran, its COMMIT is scheduled. */
   open = false;
   private waiters: Waiter[] = [];
   private done: Promise<void> | undefined;
-  /** atCommit hooks of the open batch, once each, with what to call if the batch never reaches them. */
-  private hooks = new Map<object, { hook: CommitHook; abandoned: (() => void) | undefined }>();
+  /** Who hears every COMMIT (onCommit). */
+  readonly listeners: CommitListener[] = [];
 
   constructor(readonly sqlite: Database.Database) {
     this.s = {
@@ -85,19 +97,14 @@ class Connection {
   /** Commits the open batch now (idempotent: the scheduled commit then finds nothing open). */
   commit(): void {
     if (!this.open) return;
-    const hooks = [...this.hooks.values()];
-    this.hooks.clear();
-    // the hooks write inside the batch, each in its own savepoint (a throw undoes only its writes);
-    // a batch SQLite already rolled back cannot run them: they are told instead
-    const rolledBack = !this.sqlite.inTransaction;
-    if (rolledBack) for (const h of hooks) abandon(h.abandoned);
-    const afters = rolledBack ? [] : hooks.map((h) => runHook(this.sqlite, h.hook));
+    // a batch SQLite already rolled back (a statement error that aborts the whole transaction,
+    // SQLITE_FULL, say) cannot be written to: its listeners are not asked before it
+    const afters = this.sqlite.inTransaction ? beforeCommit(this.listeners, true) : [];
     this.open = false;
     const waiters = this.waiters;
     this.waiters = [];
     this.done = undefined;
     try {
-      // a statement error that aborted the whole transaction (SQLITE_FULL, say) already rolled it back
       if (!this.sqlite.inTransaction) throw new Error("the grouped transaction was rolled back");
       this.s.commit.run();
     } catch (err) {
@@ -106,16 +113,34 @@ class Connection {
       for (const w of waiters) w.reject(err);
       return;
     }
-    for (const after of afters) after(true);
+    afterCommit(this.listeners, afters);
     for (const w of waiters) w.resolve();
   }
+}
 
-  /** Registers `hook` (once per key) for the open batch; false when there is none. */
-  atCommit(key: object, hook: CommitHook, abandoned?: () => void): boolean {
-    if (!this.open || !this.sqlite.inTransaction) return false;
-    if (!this.hooks.has(key)) this.hooks.set(key, { hook, abandoned });
-    return true;
+/** Asks each listener before a COMMIT; what each wants done after it. */
+function beforeCommit(listeners: readonly CommitListener[], grouped: boolean): Array<(committed: boolean) => void> {
+  const afters: Array<(committed: boolean) => void> = [];
+  for (const l of listeners) {
+    try {
+      const after = l.beforeCommit?.(grouped);
+      if (after) afters.push(after);
+    } catch {
+      // a listener recovers by itself; its single statement undid itself
+    }
   }
+  return afters;
+}
+
+function afterCommit(listeners: readonly CommitListener[], afters: Array<(committed: boolean) => void>): void {
+  for (const l of listeners) {
+    try {
+      l.afterCommit?.();
+    } catch {
+      // as before a COMMIT: a listener recovers by itself
+    }
+  }
+  for (const after of afters) after(true);
 }
 
 const CONNECTIONS = new WeakMap<Database.Database, Connection>();
@@ -145,7 +170,6 @@ export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): 
     c.s.release.run();
     return result;
   } catch (err) {
-    c.rollbacks++;
     if (sqlite.inTransaction) {
       c.s.rollbackTo.run();
       c.s.release.run();
@@ -156,44 +180,56 @@ export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): 
 
 /**
  * One write that needs no savepoint of its own: a single statement (SQLite undoes a failed statement
- * by itself), or statements each of which may stand without the others. It joins whatever is open
- * (a caller's transaction, or the turn's group-commit batch, opened here if need be) and otherwise
- * autocommits. Saves a SAVEPOINT and a RELEASE (~4 µs) where `inSqliteTransaction` would make them
- * for nothing: the recording's row on every recorded call (docs/performance.md "The cost account").
+ * by itself, its triggers' writes included), or statements each of which may stand without the
+ * others. It joins whatever is open (a caller's transaction, or the turn's group-commit batch, opened
+ * here if need be), else it is a transaction of its own (so the commit's listeners hear it). Saves a
+ * SAVEPOINT and a RELEASE (~4 µs) where `inSqliteTransaction` would make them for nothing: a card
+ * payment's one write, the recording's row on every recorded call (docs/performance.md "The cost account").
  */
 export function inSqliteBatch<T>(sqlite: Database.Database, fn: () => T): T {
   if (!sqlite.inTransaction) {
     const c = connection(sqlite);
-    if (c.grouped) c.openBatch();
+    if (!c.grouped) return topLevel(c, fn);
+    c.openBatch();
   }
   return fn();
 }
 
+/** What the two helpers below take: a drizzle database (src/db/client.ts `Db`), or anything with its connection. */
+interface HasClient {
+  $client: Database.Database;
+}
+
+/**
+ * A synchronous transaction of a database (better-sqlite3 transactions cannot be async; keep I/O
+ * out); a savepoint inside another one or inside a group-commit batch. Exported by db/client.ts.
+ */
+export function inTransaction<T>(db: HasClient, fn: () => T): T {
+  return inSqliteTransaction(db.$client, fn);
+}
+
+/**
+ * A write that needs no savepoint (one statement, or statements that may each stand alone): it joins
+ * the open transaction or the turn's group-commit batch, else is a transaction of its own. Exported
+ * by db/client.ts.
+ */
+export function inBatch<T>(db: HasClient, fn: () => T): T {
+  return inSqliteBatch(db.$client, fn);
+}
+
 function topLevel<T>(c: Connection, fn: () => T): T {
   c.s.begin.run();
+  let afters: Array<(committed: boolean) => void> = [];
   try {
     const result = fn();
+    afters = beforeCommit(c.listeners, false);
     c.s.commit.run();
+    afterCommit(c.listeners, afters);
     return result;
   } catch (err) {
     if (c.sqlite.inTransaction) c.s.rollback.run();
+    for (const after of afters) after(false);
     throw err;
-  }
-}
-
-function abandon(abandoned: (() => void) | undefined): void {
-  try {
-    abandoned?.();
-  } catch {
-    // as for a hook: it must recover by itself
-  }
-}
-
-function runHook(sqlite: Database.Database, hook: CommitHook): (committed: boolean) => void {
-  try {
-    return inSqliteTransaction(sqlite, hook);
-  } catch {
-    return () => undefined; // a hook must recover by itself; its savepoint is undone
   }
 }
 
@@ -202,33 +238,23 @@ export function enableGroupCommit(sqlite: Database.Database): void {
   connection(sqlite).grouped = true;
 }
 
-/**
- * How many `inTransaction` savepoints have been undone on this connection so far: a caller that
- * notes it when it writes and finds it unchanged before the COMMIT knows every write of its batch
- * is still there (the dispatcher's taken deliveries) without reading them back.
- */
-export function rollbacks(sqlite: Database.Database): number {
-  return CONNECTIONS.get(sqlite)?.rollbacks ?? 0;
-}
-
 /** Settles once what this turn wrote is committed; undefined when nothing is waiting to commit. */
 export function committed(sqlite: Database.Database): Promise<void> | undefined {
   return CONNECTIONS.get(sqlite)?.committed();
 }
 
 /**
- * With a group-commit batch open, runs `hook` (once per `key`) inside it just before its COMMIT and
- * its result after (the webhook dispatcher claims what the batch enqueued, so the payment and the
- * claim share one COMMIT and the webhook leaves right after it). If SQLite rolled the batch back
- * before its COMMIT, the hook cannot run: `abandoned` is called instead. False when no batch is open.
+ * `listener` hears every COMMIT of this connection from now on (docs/performance.md): the webhook
+ * dispatcher places what the batch wrote for the sender just before it, the event log learns its
+ * newest committed id right after it. Returns the removal.
  */
-export function atCommit(sqlite: Database.Database, key: object, hook: CommitHook, abandoned?: () => void): boolean {
-  return CONNECTIONS.get(sqlite)?.atCommit(key, hook, abandoned) ?? false;
-}
-
-/** Whether a group-commit batch is open now (an atCommit hook registered now would run). */
-export function batchOpen(sqlite: Database.Database): boolean {
-  return (CONNECTIONS.get(sqlite)?.open ?? false) && sqlite.inTransaction;
+export function onCommit(sqlite: Database.Database, listener: CommitListener): () => void {
+  const listeners = connection(sqlite).listeners;
+  listeners.push(listener);
+  return () => {
+    const i = listeners.indexOf(listener);
+    if (i >= 0) listeners.splice(i, 1);
+  };
 }
 
 /** Commits the open batch, if any, before an effect outside the database (sending, closing). */

@@ -1,7 +1,7 @@
 /**
  * A sandbox's live events (docs/events.md): what the stream `GET /_sandbox/events` sends, written as
- * rows of the `events` table in the same transaction as the change that causes them
- * (event-writer.ts), and read back from there by each listener (followers.ts), so a listener that
+ * rows of the `events` table in the same transaction as the change that causes them (by the
+ * storage layer with the change, or event-writer.ts), and read back from there by each listener (followers.ts), so a listener that
  * reconnects, or one that comes back after a restart, resumes exactly after the last id it saw:
  * nothing is sent that was not committed, nothing committed is skipped. Old events are deleted in
  * the background (retention.ts); a listener that the retention passed is ended, and its reconnect
@@ -11,12 +11,12 @@
  * no secondary index, and listeners read only ids up to `newest`, the newest id known committed.
  */
 import type { Db } from "../db/client.js";
+import { committed } from "../db/commit.js";
 import { EventWriter } from "./event-writer.js";
 import { EventsRepo, type StoredEvent } from "./events.repo.js";
 import { type EventFilter, Followers } from "./followers.js";
 import { Retention } from "./retention.js";
 
-export type { AttemptResult, TransactionChange } from "./event-writer.js";
 export type { EventFilter } from "./followers.js";
 export type { StoredEvent };
 
@@ -27,6 +27,11 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const DEFAULT_KEEP = 100_000;
 /** A comment is sent on an idle stream this often (real ms; docs/events.md: 15 s). */
 export const KEEP_ALIVE_MS = 15_000;
+/**
+ * With nobody listening, the newest committed id is read after one COMMIT in this many (for the
+ * retention, which may run that much later): a request then pays nothing for the log it writes to.
+ */
+export const QUIET_READ_EVERY = 64;
 
 /** Where a new listener starts: after an id, or why it cannot. */
 export type Start = { after: number } | { gone: number } | { ahead: number };
@@ -43,6 +48,8 @@ export class EventLog extends EventWriter {
   readonly keepAliveMs: number;
   /** The newest id known committed: what listeners may read up to. */
   private high: number;
+  /** COMMITs since `high` was read (none while someone listens: each one reads it). */
+  private unread = 0;
   private closed = false;
   private readonly retention: Retention;
   private readonly followers: Followers;
@@ -51,18 +58,24 @@ export class EventLog extends EventWriter {
 
   constructor(opts: EventLogOptions) {
     const repo = new EventsRepo(opts.db);
-    super(opts.db, repo);
+    super({ db: opts.db, repo });
     this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // only this log writes events, and it has written none yet: what the file holds is committed
     this.high = repo.newest();
-    this.retention = new Retention(opts.db, repo, Math.max(1, opts.keep ?? DEFAULT_KEEP), this.high, (upTo) => {
-      for (const l of this.pruneListeners) l(upTo);
+    this.retention = new Retention({
+      db: opts.db,
+      repo,
+      keep: Math.max(1, opts.keep ?? DEFAULT_KEEP),
+      high: this.high,
+      beforePrune: (upTo) => {
+        for (const l of this.pruneListeners) l(upTo);
+      },
     });
     const log = this;
-    this.followers = new Followers(
-      opts.db,
+    this.followers = new Followers({
+      db: opts.db,
       repo,
-      {
+      head: {
         get high() {
           return log.high;
         },
@@ -73,8 +86,9 @@ export class EventLog extends EventWriter {
           return log.closed;
         },
       },
-      this.keepAliveMs,
-    );
+      keepAliveMs: this.keepAliveMs,
+    });
+
     this.schedulePrune();
   }
 
@@ -83,8 +97,9 @@ export class EventLog extends EventWriter {
     return this.followers.count;
   }
 
-  /** The newest committed event id (0 when none). */
+  /** The newest committed event id (0 when none), as of the last COMMIT read (`fresh()` reads the latest). */
   get newest(): number {
+    this.readNow();
     return this.high;
   }
 
@@ -93,7 +108,8 @@ export class EventLog extends EventWriter {
    * `gone` (410) when the retention dropped events after it; `ahead` (400) when no such id was
    * ever written here (another database's id).
    */
-  start(since: number | undefined): Start {
+  async start(since: number | undefined): Promise<Start> {
+    await this.fresh();
     if (since === undefined) return { after: this.high };
     if (since > this.high) return { ahead: this.high };
     const oldest = this.repo.oldest() ?? this.high + 1;
@@ -104,10 +120,16 @@ export class EventLog extends EventWriter {
 
   /** The events after `after` that pass `filter`, a batch at a time, with backpressure (followers.ts). */
   follow(after: number, filter: EventFilter, signal: AbortSignal): AsyncGenerator<StoredEvent[]> {
+    // from here on every COMMIT is read (afterCommit); what committed since start() is read now, or
+    // at the COMMIT of the batch open now
+    this.readNow();
     return this.followers.follow(after, filter, signal);
   }
 
-  /** Hears the newest committed id after each commit that wrote events (the coverage's fold, docs/coverage.md). */
+  /**
+   * Hears the newest committed id when the log reads it (each COMMIT while someone listens, else one
+   * in QUIET_READ_EVERY): the coverage's fold (docs/coverage.md), which need not hear every one.
+   */
   onCommitted(listener: (newest: number) => void): void {
     this.commitListeners.push(listener);
   }
@@ -125,10 +147,32 @@ export class EventLog extends EventWriter {
 
   /** Runs the retention now, to the end (tests; the server does it in the background). */
   pruneNow(): void {
+    this.readNow();
     while (this.retention.step(this.high, this.closed)) {}
   }
 
+  afterCommit(): void {
+    this.unread++;
+    if (this.followers.count > 0 || this.unread >= QUIET_READ_EVERY) this.committed(this.repo.newest());
+  }
+
+  /** Reads the newest committed id, if COMMITs happened since and no batch is open now (its rows are not committed). */
+  private readNow(): void {
+    const sqlite = this.db.$client;
+    if (this.unread > 0 && sqlite.open && !sqlite.inTransaction) this.committed(this.repo.newest());
+  }
+
+  /** The newest committed id, read after the open batch (if any) has committed. */
+  private async fresh(): Promise<void> {
+    const sqlite = this.db.$client;
+    for (let done = committed(sqlite); done && sqlite.open && sqlite.inTransaction; done = committed(sqlite)) {
+      await done.catch(() => undefined);
+    }
+    this.readNow();
+  }
+
   protected committed(newest: number): void {
+    this.unread = 0;
     if (newest <= this.high) return;
     this.high = newest;
     this.followers.wakeSoon();

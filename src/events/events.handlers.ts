@@ -44,11 +44,16 @@ function frameOf(e: StoredEvent): string | Promise<string> {
   return made;
 }
 
-export function eventStream(c: Context, log: EventLog, query: EventsQuery, lastEventId: string | undefined): Response {
+export async function eventStream(
+  c: Context,
+  log: EventLog,
+  query: EventsQuery,
+  lastEventId: string | undefined,
+): Promise<Response> {
   if (lastEventId !== undefined && !/^\d{1,15}$/.test(lastEventId))
     throw invalidField("Last-Event-ID", "an event id (a whole number)");
   const given = lastEventId ?? query.since;
-  const start = log.start(given === undefined ? undefined : Number(given));
+  const start = await log.start(given === undefined ? undefined : Number(given));
   if ("gone" in start) {
     return c.json(
       {

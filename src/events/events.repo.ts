@@ -2,7 +2,7 @@ import { and, asc, gt, lte, min, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
-import { events, merchants, webhookDeliveries } from "../db/schema/index.js";
+import { events } from "../db/schema/index.js";
 import { sqlName as q } from "../db/select.js";
 
 export type StoredEvent = typeof events.$inferSelect;
@@ -10,14 +10,6 @@ export type NewEvent = Omit<StoredEvent, "id">;
 
 const ph = (name: string) => sql.placeholder(name);
 const e = events;
-const d = webhookDeliveries;
-
-/** What a webhook event tells besides the attempt itself, read from its delivery's row. */
-export interface DeliveryFacts {
-  transactionId: string | null;
-  chaos: string | null;
-  mid: string | null;
-}
 
 export class EventsRepo {
   private readonly add;
@@ -25,11 +17,10 @@ export class EventsRepo {
   private readonly minStmt;
   private readonly afterStmt;
   private readonly pruneStmt;
-  private readonly factsStmt;
 
   constructor(db: Db) {
     this.add = preparedInsert(db.$client, e);
-    // every group commit that wrote an event asks it (an atCommit hook of event-log.ts): plain SQL
+    // every COMMIT asks it (a commit listener, event-writer.ts): plain SQL
     this.maxStmt = lazy(() => db.$client.prepare(`SELECT max(${q(e.id)}) FROM ${q(e)}`).pluck(true));
     this.minStmt = lazy(() =>
       db
@@ -51,14 +42,6 @@ export class EventsRepo {
         .delete(e)
         .where(and(gt(e.id, ph("after")), lte(e.id, ph("upTo"))))
         .prepare(),
-    );
-    // every webhook attempt reads it (docs/performance.md): plain SQL, one positional parameter, no drizzle mapping
-    this.factsStmt = lazy(() =>
-      db.$client.prepare<[number], DeliveryFacts>(
-        `SELECT d.${q(d.transactionId)} AS transactionId, d.${q(d.chaos)} AS chaos, m.${q(merchants.mid)} AS mid` +
-          ` FROM ${q(d)} AS d LEFT JOIN ${q(merchants)} AS m ON m.${q(merchants.merchantKey)} = d.${q(d.merchantKey)}` +
-          ` WHERE d.${q(d.seq)} = ?`,
-      ),
     );
   }
 
@@ -84,9 +67,5 @@ export class EventsRepo {
   /** Deletes the events with `after < id <= upTo` (retention). */
   prune(after: number, upTo: number): void {
     this.pruneStmt.run({ after, upTo });
-  }
-
-  deliveryFacts(seq: number): DeliveryFacts | undefined {
-    return this.factsStmt.get(seq);
   }
 }

@@ -40,6 +40,15 @@ export interface LogHead {
   readonly closed: boolean;
 }
 
+export interface FollowersDeps {
+  db: Db;
+  repo: EventsRepo;
+  /** The log's state they read (its newest committed id, its retention's floor, whether it is closed). */
+  head: LogHead;
+  /** Real ms of silence before a listener gets a keep-alive. */
+  keepAliveMs: number;
+}
+
 export class Followers {
   private readonly waiters = new Set<() => void>();
   /** Listeners attached now. */
@@ -55,12 +64,14 @@ export class Followers {
   private winFrom = 0;
   private winTo = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly repo: EventsRepo,
-    private readonly head: LogHead,
-    private readonly keepAliveMs: number,
-  ) {}
+  private readonly db: Db;
+  private readonly repo: EventsRepo;
+  private readonly head: LogHead;
+  private readonly keepAliveMs: number;
+
+  constructor(deps: FollowersDeps) {
+    ({ db: this.db, repo: this.repo, head: this.head, keepAliveMs: this.keepAliveMs } = deps);
+  }
 
   /**
    * The events after `after` that pass `filter`, a batch at a time, oldest first, for as long as the

@@ -9,24 +9,33 @@ import type { EventsRepo } from "./events.repo.js";
 /** Rows one retention step deletes. */
 const PRUNE_CHUNK = 2_000;
 
+export interface RetentionDeps {
+  db: Db;
+  repo: EventsRepo;
+  /** Events kept (the newest). */
+  keep: number;
+  /** The newest committed id, when the log starts. */
+  high: number;
+  /** Runs in the deleting transaction, before the events up to the id given are deleted (the coverage folds them first). */
+  beforePrune?: (upTo: number) => void;
+}
+
 export class Retention {
   /** Every id up to this one is gone: a listener behind it cannot resume. */
   floor: number;
   private readonly slack: number;
   private pruning = false;
+  private readonly db: Db;
+  private readonly repo: EventsRepo;
+  private readonly keep: number;
+  private readonly beforePrune: (upTo: number) => void;
 
-  constructor(
-    private readonly db: Db,
-    private readonly repo: EventsRepo,
-    private readonly keep: number,
-    /** The newest committed id, when the log starts. */
-    high: number,
-    /** Runs in the deleting transaction, before the events up to the id given are deleted (the coverage folds them first). */
-    private readonly beforePrune: (upTo: number) => void = () => undefined,
-  ) {
-    this.slack = Math.min(1_000, Math.ceil(keep / 100));
-    const oldest = repo.oldest();
-    this.floor = oldest === undefined ? high : oldest - 1;
+  constructor(deps: RetentionDeps) {
+    ({ db: this.db, repo: this.repo, keep: this.keep } = deps);
+    this.beforePrune = deps.beforePrune ?? (() => undefined);
+    this.slack = Math.min(1_000, Math.ceil(deps.keep / 100));
+    const oldest = deps.repo.oldest();
+    this.floor = oldest === undefined ? deps.high : oldest - 1;
   }
 
   /** Starts the background deletion when the log up to `high` is over `keep` by the slack. */

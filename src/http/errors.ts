@@ -246,12 +246,15 @@ function refused(c: Context<AppEnv>, err: SandboxError) {
   return c.json(badRequestBody(err.message, err.problems), 400);
 }
 
-/** OpenAPIHono defaultHook: validation failures go through the same envelope. */
-export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
-  if (!result.success) {
-    return refused(c, zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target)));
-  }
-};
+const refuse = async (result: { error: unknown; target: string }, c: Context<AppEnv>) =>
+  refused(c, zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target)));
+
+/**
+ * OpenAPIHono defaultHook: validation failures go through the same envelope; a valid body (every
+ * request that goes on) returns at once, without a promise of its own.
+ */
+export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result, c) =>
+  result.success ? undefined : refuse(result as { error: unknown; target: string }, c);
 
 /** A 415's message: the media types its route takes (a route not found: JSON, what every other route takes). */
 export function unsupportedMediaType(types: readonly string[] = ["application/json"]): string {

@@ -1,9 +1,11 @@
 /**
  * Mounts a gateway route under both `/api/v1` and `/v1` (docs/api.md: the interface uses
- * both). The `/v1` alias is hidden from /openapi.json to keep the document readable.
+ * both), with the middleware it declared (src/http/route-use.ts). The `/v1` alias is hidden from
+ * /openapi.json to keep the document readable.
  */
 import type { OpenAPIHono, RouteConfig, RouteHandler } from "@hono/zod-openapi";
 import type { AppEnv } from "./env.js";
+import { declaredMiddleware } from "./route-use.js";
 
 export const GATEWAY_PREFIXES = ["/api/v1", "/v1"] as const;
 
@@ -26,9 +28,19 @@ export function errorFieldFor(path: string): "error" | "errorMessage" {
   return prefix && ERROR_FIELD_PATHS.has(path.slice(prefix.length)) ? "error" : "errorMessage";
 }
 
+/**
+ * A gateway route under both prefixes. It is recorded for the session's steps file unless it says
+ * `recorded: false` (auth: the runner authenticates by itself, docs/recording.md).
+ */
 export function gatewayRoute<R extends RouteConfig>(app: OpenAPIHono<AppEnv>, route: R, handler: RouteHandler<R, AppEnv>) {
+  const middleware = declaredMiddleware(app, route, { recorded: "request" });
   for (const prefix of GATEWAY_PREFIXES) {
-    const aliased = { ...route, path: `${prefix}${route.path}`, hide: prefix !== "/api/v1" || route.hide } as R;
+    const aliased = {
+      ...route,
+      path: `${prefix}${route.path}`,
+      hide: prefix !== "/api/v1" || route.hide,
+      ...(middleware.length > 0 ? { middleware: [...middleware, ...[route.middleware ?? []].flat()] } : {}),
+    } as R;
     // biome-ignore lint/suspicious/noExplicitAny: the handler's types come from `route`; only the path prefix differs.
     app.openapi(aliased, handler as any);
   }

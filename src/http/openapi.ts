@@ -36,7 +36,7 @@ export function registerSecuritySchemes(app: OpenAPIHono<AppEnv>): void {
       "The merchant's token: from POST /api/v1/auth (operation createAuthToken), its `token` field, sent as `Authorization: Bearer <jwt>` (the field already starts with `Bearer `; a doubled prefix is accepted). Valid 30 days of virtual time.",
   });
   // apiKey-shaped so that a generated client's auth callback can tell it from the merchant's bearer
-  // token; on the wire it is the same header (docs/control-plane.md#admin-token)
+  // token; on the wire it is the same header (docs/control-plane.md#the-admin-token)
   app.openAPIRegistry.registerComponent("securitySchemes", ADMIN_SCHEME, {
     type: "apiKey",
     in: "header",

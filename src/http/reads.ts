@@ -14,7 +14,7 @@ import { errorResponses, jsonResponse, pathParam } from "./schemas.js";
 export interface ReadRouteConfig<S extends z.ZodType> {
   /** Under /api/v1 and /v1, ending in `{id}`: `/payments/card/status/{id}`. */
   path: `${string}/{id}`;
-  /** docs/api.md#operation-ids: `getCardPaymentStatus`. */
+  /** docs/api.md#openapi-and-sdks: `getCardPaymentStatus`. */
   operationId: string;
   tags: string[];
   summary: string;

@@ -8,7 +8,6 @@ import currencies from "../../fixtures/currencies.json" with { type: "json" };
 import declineCodes from "../../fixtures/decline-codes.json" with { type: "json" };
 import fxRates from "../../fixtures/fx-rates.json" with { type: "json" };
 import testCards from "../../fixtures/test-cards.json" with { type: "json" };
-import type { Merchant } from "../db/schema/index.js";
 
 export interface CurrencyInfo {
   numeric: string;
@@ -30,6 +29,13 @@ export interface BinRange {
   issuingBank: string | null;
   country: string | null;
 }
+
+/**
+ * What a request asks the outcome engine to decide (src/scenarios/outcome-engine.ts), and what a
+ * create route's fault rules match on (src/http/route-use.ts): a payment, a subscription's first or
+ * later charge, a payout, a refund.
+ */
+export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout" | "refund";
 
 /** What a card does in each flow; `status` is a transaction status, `declineCode` from decline-codes. */
 export interface OutcomeSpec {
@@ -58,8 +64,26 @@ export const APM_METHODS = apmMethods;
 
 export const declineName = (code: number): string | undefined => DECLINE_CODES.find((d) => d.code === code)?.name;
 
+/**
+ * A merchant's fields as fixtures and scenario files give them. The merchants table's row type
+ * (src/db/schema/merchants.ts) is checked there to be exactly this shape: the storage layer imports
+ * the platform's helpers, so the platform declares the shape rather than import it back.
+ */
+export interface MerchantFields {
+  merchantKey: string;
+  merchantSecret: string;
+  mid: string;
+  merchantId: number;
+  accountId: number;
+  processingCurrency: string | null;
+  walletDomains: string[];
+  name: string | null;
+  webhookChaos: Record<string, number | string> | null;
+  source: string;
+}
+
 /** The built-in merchant (docs/api.md#built-in-merchant): in every sandbox, at start and after a reset. */
-export const BUILTIN_MERCHANT: Merchant = {
+export const BUILTIN_MERCHANT: MerchantFields = {
   merchantKey: "sandbox_merchant_key",
   merchantSecret: "sandbox_merchant_secret",
   mid: "sandbox-mid-001",
@@ -76,4 +100,4 @@ export const BUILTIN_MERCHANT: Merchant = {
  * A merchant's credentials and ids, as a request body needs them (what a new sandbox answers).
  * `paysandbox/testing` publishes the same shape in src/testing/types.ts, which has no imports.
  */
-export type SandboxMerchant = Pick<Merchant, "merchantKey" | "merchantSecret" | "mid" | "merchantId" | "accountId">;
+export type SandboxMerchant = Pick<MerchantFields, "merchantKey" | "merchantSecret" | "mid" | "merchantId" | "accountId">;

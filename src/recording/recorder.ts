@@ -1,16 +1,18 @@
 /**
  * Records what is done in a sandbox, call by call (docs/recording.md), for
- * `GET /_sandbox/recording` to turn into a steps file. One INSERT per recorded call, made before the
- * answer leaves (inside `awaitCommit`), so it joins the call's own group-commit batch: a call that
- * was answered is recorded, across a kill -9 too, and recording adds no commit of its own.
+ * `GET /_sandbox/recording` to turn into a steps file. One INSERT per recorded call (the newest
+ * delivery's seq read by the same statement), made before the answer leaves (inside `awaitCommit`),
+ * so it joins the call's own group-commit batch: a call that was answered is recorded, across a
+ * kill -9 too, and recording adds no commit of its own.
  *
- * What is recorded: every gateway call but auth (the runner authenticates by itself), the shopper
- * page posts (3DS, HPP, QR), clock advances, and the control-plane calls a test makes about its
- * transactions (complete, the webhook journal, replay). Not: reads of pages, the dashboard, health,
- * events, scenarios (their documents head the file instead), reset (it empties the recording) and
- * the recording itself. A call whose body is not JSON (or a form, for a page) is not recorded:
- * a steps file cannot send it. Nor is a call refused for its credentials (401): the middleware
- * runs after the auth checks, so anonymous traffic cannot add steps or push a session out.
+ * What is recorded is what its route declares (src/http/route-use.ts): every gateway call but auth
+ * (the runner authenticates by itself), the shopper page posts (3DS, HPP, QR), clock advances, and
+ * the control-plane calls a test makes about its transactions (complete, the webhook journal,
+ * replay). Not: reads of pages, the dashboard, health, events, scenarios (their documents head the
+ * file instead), reset (it empties the recording) and the recording itself. A call whose body is
+ * not JSON (or a form, for a page) is not recorded: a steps file cannot send it. Nor is a call
+ * refused for its credentials (401): the middleware runs after the auth checks, so anonymous
+ * traffic cannot add steps or push a session out.
  *
  * Bounded: a body over the request limit never reaches here (413 first), an answer is kept only
  * when it is JSON of at most RESPONSE_LIMIT bytes, and the newest `keep` calls are kept
@@ -20,14 +22,14 @@
 import type { IncomingMessage } from "node:http";
 import { sql } from "drizzle-orm";
 import type { MiddlewareHandler } from "hono";
-import { type Db, inBatch } from "../db/client.js";
-import { preparedInsert } from "../db/insert.js";
+import type { Db } from "../db/client.js";
+import { inBatch } from "../db/commit.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
 import type { AppEnv } from "../http/env.js";
-import { GATEWAY_PREFIXES } from "../http/gateway.js";
+import type { RecordedKind } from "../http/route-use.js";
 import type { Clock } from "../platform/clock.js";
-import { isPageStep, PAGE_STEPS, type PageStep } from "../scenarios/steps.schema.js";
+import type { PageStep } from "../scenarios/steps.schema.js";
 import { redactForRecording, redactJsonText } from "./redact.js";
 
 export type { RecordedCall };
@@ -50,37 +52,9 @@ const PRUNE_EVERY = 256;
 
 export type CallKind = "request" | "advance" | PageStep;
 
-/** A page's path segment → its step (`3ds` → threeDS). */
-const PAGE_BY_PATH = new Map(Object.entries(PAGE_STEPS).map(([step, page]) => [page.path as string, step as PageStep]));
-const PAGE_POST = /^\/sandbox\/([^/]+)\/[^/]+$/;
-const CONTROL_CALLS: Array<{ method: string; path: RegExp }> = [
-  { method: "POST", path: /^\/_sandbox\/transactions\/[^/]+\/complete$/ },
-  { method: "GET", path: /^\/_sandbox\/webhooks(\/[^/]+)?$/ },
-  { method: "POST", path: /^\/_sandbox\/webhooks\/[^/]+\/replay$/ },
-];
-
-/** What a call is to the recording, from its method and path under the base; undefined: not recorded. */
-export function classifyCall(method: string, path: string): CallKind | undefined {
-  for (const prefix of GATEWAY_PREFIXES) {
-    if (path.startsWith(`${prefix}/`)) return path === `${prefix}/auth` ? undefined : "request";
-  }
-  if (method === "POST") {
-    const page = PAGE_BY_PATH.get(PAGE_POST.exec(path)?.[1] ?? "");
-    if (page) return page;
-    if (path === "/_sandbox/clock/advance") return "advance";
-  }
-  return CONTROL_CALLS.some((c) => c.method === method && c.path.test(path)) ? "request" : undefined;
-}
-
-/** The paths the recording middleware is mounted on (each layer costs every request under it). */
-export const RECORDED_PATHS = [
-  ...GATEWAY_PREFIXES.map((p) => `${p}/*`),
-  "/sandbox/*",
-  "/_sandbox/clock/advance",
-  "/_sandbox/transactions/*",
-  // (Hono's `/x/*` matches `/x` itself too: one pattern, or the call is recorded twice)
-  "/_sandbox/webhooks/*",
-];
+/** RecordedKind (what a route declares, src/http/route-use.ts) and CallKind are one set. */
+const sameKinds: [CallKind, RecordedKind] extends [RecordedKind, CallKind] ? true : never = true;
+void sameKinds;
 
 export interface CallFacts {
   kind: CallKind;
@@ -103,7 +77,6 @@ export interface RecorderDeps {
 
 export class Recorder {
   private readonly add;
-  private readonly newestDelivery;
   private readonly pruneStmt;
   private readonly rangeStmt;
   private readonly deliveriesStmt;
@@ -116,8 +89,13 @@ export class Recorder {
     const { db } = deps;
     this.db = db;
     this.keep = deps.keep;
-    this.add = preparedInsert(db.$client, recordedCalls);
-    this.newestDelivery = lazy(() => db.$client.prepare("SELECT max(seq) FROM webhook_deliveries").pluck());
+    // the newest delivery when the call ended (its own included) by the insert itself: no statement of its own
+    this.add = lazy(() =>
+      db.$client.prepare(
+        `INSERT INTO recorded_calls (at, kind, method, path, merchant_key, body, status, response, webhooks_up_to)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, coalesce((SELECT max(seq) FROM webhook_deliveries), 0))`,
+      ),
+    );
     this.pruneStmt = lazy(() => db.$client.prepare("DELETE FROM recorded_calls WHERE id <= ?"));
     this.rangeStmt = lazy(() =>
       db
@@ -156,17 +134,16 @@ export class Recorder {
   record(call: CallFacts): void {
     if (!this.enabled) return;
     inBatch(this.db, () => {
-      const { lastInsertRowid } = this.add({
-        at: call.at,
-        kind: call.kind,
-        method: call.method,
-        path: call.path,
-        merchantKey: call.merchantKey ?? null,
-        body: call.body ?? null,
-        status: call.status,
-        response: call.response ?? null,
-        webhooksUpTo: (this.newestDelivery.get() as number | null) ?? 0,
-      } as RecordedCall);
+      const { lastInsertRowid } = this.add.run(
+        call.at,
+        call.kind,
+        call.method,
+        call.path,
+        call.merchantKey ?? null,
+        call.body ?? null,
+        call.status,
+        call.response ?? null,
+      );
       const id = Number(lastInsertRowid);
       if (id % PRUNE_EVERY === 0 && id > this.keep) this.pruneStmt.run(id - this.keep);
     });
@@ -191,7 +168,7 @@ async function bodyOf(req: { method: string; text(): Promise<string> }, type: st
   if (req.method === "GET" || req.method === "HEAD") return undefined;
   const text = await req.text();
   if (text === "") return undefined;
-  if (isPageStep(kind)) {
+  if (kind !== "request" && kind !== "advance") {
     return FORM_TYPE.test(type) ? JSON.stringify(redactForRecording(Object.fromEntries(new URLSearchParams(text)))) : false;
   }
   if (!JSON_TYPE.test(type) && type !== "") return false;
@@ -245,13 +222,12 @@ function keptOf(kind: CallKind, answer: string): string | undefined {
 }
 
 /**
- * The middleware: mounted on RECORDED_PATHS after the body reader and inside awaitCommit. It takes
- * the answer's JSON as it was made (jsonTextOf) and records the call.
+ * The middleware of a route that declares `recorded: kind` (src/http/route-use.ts), mounted on it
+ * after the body reader and the auth checks and inside awaitCommit. It takes the answer's JSON as
+ * it was made (jsonTextOf) and records the call.
  */
-export function recordCalls(recorder: Recorder, clock: Clock): MiddlewareHandler<AppEnv> {
+export function recordCalls(recorder: Recorder, clock: Clock, kind: CallKind): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const kind = classifyCall(c.req.method, c.req.path);
-    if (kind === undefined) return next();
     const at = clock.nowMs();
     await next();
     // mounted after the auth checks; a 401 here is a route's own credentials refused (the report's)

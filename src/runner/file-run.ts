@@ -64,6 +64,13 @@ const fromMismatch = (m: Mismatch, reply: Reply, summary: string) =>
     summary,
   });
 
+/** What one file's run takes: the file, where it runs, and the receiver its callbacks go to. */
+export interface FileRunDeps {
+  loaded: LoadedFile;
+  target: Target;
+  receiver: Receiver;
+}
+
 /** One file's run: its target, its saved bodies and its merchants' bearer tokens. */
 export class FileRun {
   private readonly saved = new Map<string, unknown>();
@@ -72,11 +79,13 @@ export class FileRun {
   private knownNow: number | undefined;
   private readonly scope: RefScope;
 
-  constructor(
-    private readonly loaded: LoadedFile,
-    private readonly target: Target,
-    receiver: Receiver,
-  ) {
+  private readonly loaded: LoadedFile;
+  private readonly target: Target;
+
+  constructor(deps: FileRunDeps) {
+    this.loaded = deps.loaded;
+    this.target = deps.target;
+    const receiver = deps.receiver;
     this.scope = { saved: this.saved, callbackUrl: () => receiver.current() };
   }
 

@@ -109,7 +109,7 @@ async function runSteps(loaded: LoadedFile, opts: RunOptions, receiver: Receiver
     return result;
   }
   if (target.sandbox) result.sandbox = { ...target.sandbox, kept: opts.keep === true };
-  const run = new FileRun(loaded, target, receiver);
+  const run = new FileRun({ loaded, target, receiver });
   let failed = false;
   try {
     for (const [index, step] of steps.entries()) {

@@ -14,13 +14,13 @@
  * - refunds have no card column: only rules decide them (default SUCCEED);
  * - a profile whose scenario was dropped by a reset falls back to the default outcome.
  */
-import { type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
+import { type Flow, type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
 import { digitsOf, isCurrency } from "../platform/money.js";
 import type { RuleOperation, ScenarioCard, ScenarioRule } from "./scenario.schema.js";
 import type { ScenarioService } from "./scenario.service.js";
 
 /** Customer-initiated payment, first/later recurring charge, payout, refund. */
-export type Flow = "payment" | "recurring_first" | "recurring_later" | "payout" | "refund";
+export type { Flow } from "../platform/fixtures.js";
 
 /** The rule `operation` a flow answers to. */
 export const operationOf = (flow: Flow): RuleOperation =>
@@ -77,13 +77,26 @@ export class OutcomeEngine {
   private byNumber: Map<string, string> | undefined;
   private byProfile: Map<string, CardColumns> | undefined;
   private rules: ScenarioRule[] | undefined;
+  private faults: boolean | undefined;
 
-  constructor(private readonly scenarios: ScenarioService) {
-    scenarios.onChange(() => {
-      this.byNumber = undefined;
-      this.byProfile = undefined;
-      this.rules = undefined;
-    });
+  constructor(private readonly scenarios: ScenarioService) {}
+
+  /** The scenarios changed (the composition root registers this with them): what was read from them is read again. */
+  forget(): void {
+    this.byNumber = undefined;
+    this.byProfile = undefined;
+    this.rules = undefined;
+    this.faults = undefined;
+  }
+
+  /**
+   * Whether some loaded rule is an API fault (docs/scenarios.md#api-faults): until one is, a create
+   * route's fault middleware goes on at once, without reading the body.
+   */
+  hasFaultRules(): boolean {
+    this.build();
+    this.faults ??= (this.rules ?? []).some((r) => r.httpStatus !== undefined || r.latencyMs !== undefined);
+    return this.faults;
   }
 
   /**

@@ -58,7 +58,7 @@ export interface RunOptions {
  */
 export const SLICE_MS = 5;
 
-/** What a run did, by kind of work: every key its sources report (docs/control-plane.md#advance). */
+/** What a run did, by kind of work: every key its sources report (docs/control-plane.md#time-travel). */
 export type RanCounts = { ticks: number; charges: number; deliveries: number; completions: number } & Record<string, number>;
 
 /** Safety net against a source that keeps reporting work it never does. */

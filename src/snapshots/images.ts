@@ -5,8 +5,8 @@
  */
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
-import { ClockStore } from "../control/clock-store.js";
 import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { ClockStore } from "../db/clock-store.js";
 import { commitNow } from "../db/commit.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import { Sqlite } from "../db/sqlite-driver.js";

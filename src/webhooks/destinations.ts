@@ -14,8 +14,8 @@ export interface Flight {
   at: number;
   /** Its destination (`destinationOf`). */
   dest: string;
-  /** Ends the attempt now with `reason` and drops the request (timeout, shutdown); once sent. */
-  abort: (reason: Error) => void;
+  /** Its job in the sender thread (src/webhooks/sender.ts), once sent; 0 before. */
+  job: number;
 }
 
 export interface ParkedRow {
@@ -69,6 +69,14 @@ export function destinationOf(url: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(url)?.[0] ?? url;
 }
 
+/**
+ * A URL with its userinfo (`user:password@`) replaced by `***@`, for the journal, the events and
+ * logs: the receiver still gets the real one (credentials in a callbackUrl are not shown back).
+ */
+export function maskUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
+}
+
 export class Destinations {
   /** Attempts on the wire, by row seq. */
   readonly flights = new Map<number, Flight>();
@@ -98,11 +106,12 @@ export class Destinations {
     return dest;
   }
 
-  /** A parked row waits in memory behind its destination's others. */
-  park(dest: Destination, seq: number, id: string, at: number): void {
+  /** A parked row waits in memory behind its destination's others (ready at once if the destination has room). */
+  park(dest: Destination, seq: number, id: string, at: number, key?: string): void {
     if (this.parkedCount === 0) this.parkedAt = at;
     this.parkedCount++;
     dest.queue.push({ seq, id });
+    if (key !== undefined && dest.active < this.concurrency) this.ready.add(key);
   }
 
   /** The next parked row of a destination (the caller checked there is one). */
@@ -119,7 +128,7 @@ export class Destinations {
       n: row.attemptCount + 1,
       at,
       dest: key,
-      abort: () => undefined, // set when its job is made
+      job: 0,
     };
     this.flights.set(row.seq, f);
     return f;

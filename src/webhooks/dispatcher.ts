@@ -1,37 +1,34 @@
 /**
- * The webhook dispatcher (docs/webhooks.md): a DueWork that coordinates the delivery pipeline. It
- * claims the due rows of the outbox (claim.ts), sends them through the sender thread (sender.ts,
- * one job each: attempt-job.ts), records the results as they arrive (result-batches.ts, each one:
- * results.ts) with the retry schedule of retries.ts, keeps one orderKey's deliveries in order, and
- * survives a crash without losing a delivery or repeating an attempt number (recovery.ts). The
- * journal and replay are journal.ts.
+ * The webhook dispatcher (docs/webhooks.md): the main thread's owner of the second road, outbox row →
+ * sender thread → result row → retry schedule. At every commit of its database it places what the
+ * batch wrote for the sender (the outbox's `written`): each delivery goes at once if its destination
+ * has room, else it waits parked in memory (destinations.ts); those that go are marked in flight in
+ * the same batch and sent right after its COMMIT (sender.ts, one message for the batch). Answers come
+ * back from the thread and are recorded as they arrive (results.ts, with the retry schedule of
+ * retries.ts). As a DueWork it claims what time made due (retries, claim.ts), and it survives a crash
+ * without losing a delivery or repeating an attempt number (recovery.ts). The journal and replay are
+ * journal.ts.
  *
- * One receiver cannot hold up another (docs/webhooks.md#one-receiver-cannot-hold-up-another): `run()` starts requests and returns without
- * waiting for them; each result is recorded as it arrives (the results of one I/O turn in one
- * transaction) and pokes the runner, so newly due work is picked up while earlier requests are in
- * flight. Each destination has at most `concurrency` requests (and sockets) at once; due rows
- * beyond that are parked (destinations.ts). A settling run (`runUntil`, clock advance) waits
- * through `pending()` before it moves the clock on. Where it meets group commit (a delivery sent
- * right after the COMMIT of the request that enqueued it: taken.ts) is group-commit.ts.
+ * One receiver cannot hold up another (docs/webhooks.md#one-receiver-cannot-hold-up-another):
+ * nothing waits for a request; each destination has at most `concurrency` requests (and sockets) at
+ * once, and what is beyond waits parked. A settling run (`runUntil`, clock advance) waits through
+ * `pending()` before it moves the clock on.
  */
 import { performance } from "node:perf_hooks";
 import pino from "pino";
 import { type Db, inTransaction } from "../db/client.js";
-import type { AttemptResult } from "../events/event-log.js";
+import { type CommitListener, commitNow } from "../db/commit.js";
 import type { Logger } from "../logger.js";
 import type { Clock } from "../platform/clock.js";
 import type { DueWork } from "../scheduler/due-work.js";
-import { attemptJob } from "./attempt-job.js";
 import { claimDue } from "./claim.js";
 import { Destinations, destinationOf, type Flight } from "./destinations.js";
-import { DeliveryCommits } from "./group-commit.js";
+import type { Outbox, PreparedDelivery } from "./outbox.js";
 import { recordInterrupted, recoverInFlight } from "./recovery.js";
-import { ON_PATH_MS, ResultBatches } from "./result-batches.js";
-import { AttemptResults, type Outcome } from "./results.js";
+import { AttemptResults, ON_PATH_MS } from "./results.js";
 import { INTERRUPTED_ERROR } from "./retries.js";
-import { closeOwner, sendJobs } from "./sender.js";
-import { TakenDeliveries } from "./taken.js";
-import { type DueRow, WebhooksRepo } from "./webhooks.repo.js";
+import { type Answers, abortJob, closeOwner, type Jobs, nextJob, sendJobs, splitUserinfo } from "./sender.js";
+import { WebhooksRepo } from "./webhooks.repo.js";
 
 /** Dispatchers made so far (each one's Agent in the sender thread). */
 let owners = 0;
@@ -45,6 +42,15 @@ export interface DispatcherOptions {
   logger?: Logger;
 }
 
+export interface DispatcherDeps extends DispatcherOptions {
+  db: Db;
+  clock: Clock;
+  /** Where the deliveries come from: what it wrote since the last commit, and what settled alone. */
+  outbox: Outbox;
+  /** Asks the due-work runner for a run soon. */
+  poke: () => void;
+}
+
 /** Waits for `settled` (its failure too) for at most `ms` real ms. */
 async function within(settled: Promise<void>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -52,54 +58,45 @@ async function within(settled: Promise<void>, ms: number): Promise<void> {
   clearTimeout(timer);
 }
 
-export class WebhookDispatcher implements DueWork {
+export class WebhookDispatcher implements DueWork, Answers, CommitListener {
   readonly name = "deliveries";
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly outbox: Outbox;
+  private readonly poke: () => void;
   private readonly repo: WebhooksRepo;
-  /** This dispatcher's Agent in the sender thread (src/webhooks/sender.ts). */
-  private readonly owner = ++owners;
-  private readonly timeoutMs: number;
+  /** This dispatcher's Agent in the sender thread, and its settings there. */
+  private readonly send: { owner: number; connections: number; timeoutMs: number };
   private readonly logger: Logger;
-  private readonly commits: DeliveryCommits;
   private readonly lanes: Destinations;
   private readonly results: AttemptResults;
-  private readonly taken: TakenDeliveries;
-  private readonly batches: ResultBatches;
+  /** The flights on the wire by their job in the sender thread. */
+  private readonly jobs = new Map<number, Flight>();
+  /** Written outside a group-commit batch (tests, tools): placed by the next run, as a claim would find them. */
+  private unplaced: PreparedDelivery[] = [];
+  private unplacedAt = 0;
   private stopped = false;
-  private readonly wakeKey = {};
 
-  constructor(
-    private readonly db: Db,
-    private readonly clock: Clock,
-    private readonly poke: () => void,
-    opts: DispatcherOptions = {},
-  ) {
-    this.repo = new WebhooksRepo(db);
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.logger = opts.logger ?? pino({ level: "silent" });
-    this.commits = new DeliveryCommits(db.$client);
-    this.lanes = new Destinations(Math.max(1, opts.concurrency ?? 64));
-    this.results = new AttemptResults(this.repo, this.logger);
-    this.taken = new TakenDeliveries(this.commits, this.lanes, this.repo, this.logger, (flights) => this.start(flights));
-    const dispatcher = this;
-    this.batches = new ResultBatches({
-      db,
-      clock,
+  constructor(deps: DispatcherDeps) {
+    this.db = deps.db;
+    this.clock = deps.clock;
+    this.outbox = deps.outbox;
+    this.poke = deps.poke;
+    this.repo = new WebhooksRepo(deps.db);
+    this.logger = deps.logger ?? pino({ level: "silent" });
+    this.lanes = new Destinations(Math.max(1, deps.concurrency ?? 64));
+    this.send = { owner: ++owners, connections: this.lanes.concurrency, timeoutMs: deps.timeoutMs ?? 10_000 };
+    this.results = new AttemptResults({
+      db: deps.db,
+      clock: deps.clock,
       logger: this.logger,
       repo: this.repo,
-      commits: this.commits,
       lanes: this.lanes,
-      results: this.results,
-      get stopped() {
-        return dispatcher.stopped;
-      },
+      outbox: deps.outbox,
+      stopped: () => this.stopped,
       poke: () => this.poke(),
       start: (flights) => this.start(flights),
     });
-  }
-
-  /** Runs inside the transaction that records each attempt's result (interrupted ones included). */
-  onAttempt(listener: (a: AttemptResult) => void): void {
-    this.results.onAttempt(listener);
   }
 
   /** Requests on the wire now (tests, shutdown). */
@@ -109,7 +106,7 @@ export class WebhookDispatcher implements DueWork {
 
   /** Requests on the wire or rows parked for room: a sandbox is not closed under them. */
   get busy(): boolean {
-    return this.lanes.flights.size > 0 || this.lanes.parkedCount > 0 || this.taken.size > 0;
+    return this.lanes.flights.size > 0 || this.lanes.parkedCount > 0 || this.unplaced.length > 0;
   }
 
   /**
@@ -118,91 +115,72 @@ export class WebhookDispatcher implements DueWork {
    */
   nextDueAt(): number | undefined {
     if (this.stopped) return undefined;
-    const dbNext = this.repo.nextDueAt();
-    if (this.lanes.ready.size > 0) return dbNext === undefined ? this.lanes.parkedAt : Math.min(dbNext, this.lanes.parkedAt);
-    return dbNext;
+    let next = this.repo.nextDueAt();
+    if (this.lanes.ready.size > 0) next = next === undefined ? this.lanes.parkedAt : Math.min(next, this.lanes.parkedAt);
+    if (this.unplaced.length > 0) next = next === undefined ? this.unplacedAt : Math.min(next, this.unplacedAt);
+    return next;
   }
 
   /**
    * DueWork: starts every delivery due at `now` that its destination has room for and parks the
-   * rest; does not wait for the requests (their results are recorded as they arrive, see flush).
+   * rest; does not wait for the requests (their results are recorded as they arrive, results.ts).
    * Rows are marked in flight in one committed transaction before they are sent.
    */
   run(now: number, deadline?: number): { deliveries: number } {
     if (this.stopped) return { deliveries: 0 };
     const at = this.clock.nowMs();
     const starts: Flight[] = [];
+    const unplaced = this.unplaced;
+    this.unplaced = [];
     try {
       // a running clock (time scale) may have moved past `now`: what is due by then is due too
-      inTransaction(this.db, () => claimDue(this.repo, this.lanes, Math.max(now, at), at, starts, deadline));
+      inTransaction(this.db, () => {
+        this.place(unplaced, at, starts);
+        claimDue(this.repo, this.lanes, Math.max(now, at), at, starts, deadline);
+      });
     } catch (err) {
       this.lanes.unclaim(starts);
       throw err;
     }
     // what goes on the wire is a committed payment, and a claimed attempt number is never sent twice
-    this.commits.commitBeforeSending();
+    commitNow(this.db.$client);
     this.start(starts);
     return { deliveries: starts.length };
   }
 
   /**
-   * The outbox's wake (every enqueue). With a group-commit batch open (the server), the claim runs
-   * inside that batch just before its COMMIT, so a payment and the claim of its webhook share one
-   * COMMIT and the webhook leaves right after it, with no run of the runner; else (or if that
-   * claim fails) a run soon, as before.
+   * Just before a COMMIT of its database (the composition root registers the dispatcher with the
+   * database's commits, src/db/commit.ts `onCommit`): what the batch wrote for the sender goes in
+   * flight where its destination has room (one UPDATE for the batch, which also drops what was
+   * rolled back with its request) and is sent once the COMMIT is done; the rest waits parked, in
+   * memory, behind its destination's others. Rows written another way (chaos) or left waiting with
+   * room are claimed.
    */
-  wake(): void {
-    if (this.stopped) return;
-    if (!this.commits.beforeCommit(this.wakeKey, () => this.claimAtCommit())) this.poke();
-  }
-
-  /**
-   * Where a delivery the outbox is about to write, due now, goes (one look at its destination):
-   * - "take": written already in flight (attempt 1 now) and sent right after the open group commit,
-   *   with no due-index entry, no claim query and no claim UPDATE (docs/performance.md). Only inside a batch,
-   *   when its destination has room and no parked rows waiting before it;
-   * - "park": its destination is known and full, so a claim would only park it: written parked and
-   *   queued (during a long advance nearly every callback; no due-index entry, claim read
-   *   or park UPDATE);
-   * - undefined: written due, for a claim to find (or this dispatcher is stopped).
-   */
-  placement(url: string): "take" | "park" | undefined {
+  beforeCommit(grouped: boolean): ((committed: boolean) => void) | undefined {
+    const written = this.outbox.written();
+    if (written.deliveries.length === 0 && !written.claim) return undefined;
+    // stopped: they stay waiting in the file, where the next start (or this stop's own reschedule) finds them
     if (this.stopped) return undefined;
-    const dest = this.lanes.get(destinationOf(url));
-    if (dest !== undefined && dest.active >= this.lanes.concurrency) return "park";
-    if (this.commits.isOpen() && (dest === undefined || dest.queue.length === 0)) return "take";
-    return undefined;
-  }
-
-  /**
-   * A delivery the outbox wrote parked ("park"): queued behind its destination's parked rows.
-   * If its write is rolled back, the claim that reaches it finds the row gone (or another id at
-   * that seq) and skips it, as for a row reset or settled meanwhile.
-   */
-  park(seq: number, id: string, url: string, at: number): void {
-    this.lanes.park(this.lanes.of(destinationOf(url)), seq, id, at);
-  }
-
-  /** A delivery the outbox wrote in flight ("take"): counted against its destination now, sent after the COMMIT. */
-  take(row: DueRow, at: number): void {
-    const key = destinationOf(row.url);
-    // a request rolled back earlier in this batch may have freed this seq: forget what it took
-    const stale = this.lanes.flights.get(row.seq);
-    if (stale) this.lanes.unclaim([stale]);
-    this.taken.add(this.lanes.fly(row, key, this.lanes.of(key), at));
-  }
-
-  private claimAtCommit(): (committed: boolean) => void {
+    if (!grouped) {
+      // a plain transaction (tests, tools): the next run places them, as it would claim a due row
+      if (this.unplaced.length === 0) this.unplacedAt = this.clock.nowMs();
+      for (const d of written.deliveries) this.unplaced.push(d);
+      return () => this.poke();
+    }
     const at = this.clock.nowMs();
     const starts: Flight[] = [];
     let more = false;
     try {
-      more = claimDue(this.repo, this.lanes, at, at, starts, performance.now() + ON_PATH_MS);
+      this.place(written.deliveries, at, starts);
+      if (written.claim || this.lanes.ready.size > 0) {
+        // several statements: a savepoint, so a failure leaves none of them
+        more = inTransaction(this.db, () => claimDue(this.repo, this.lanes, at, at, starts, performance.now() + ON_PATH_MS));
+      }
     } catch (err) {
       this.lanes.unclaim(starts);
-      this.logger.error({ err }, "claiming webhooks at commit failed; a run will");
+      this.logger.error({ err }, "placing webhooks at commit failed; a run will");
       this.poke();
-      throw err; // undoes the claim's savepoint
+      return undefined;
     }
     return (committed) => {
       if (!committed) {
@@ -215,14 +193,75 @@ export class WebhookDispatcher implements DueWork {
     };
   }
 
-  /** Sends committed claims (one message to the sender thread); results are recorded as they come. */
+  /** Places deliveries written for the sender: in flight where there is room (into `starts`), else parked. */
+  private place(deliveries: readonly PreparedDelivery[], at: number, starts: Flight[]): void {
+    if (deliveries.length === 0) return;
+    const go: string[] = [];
+    const wait: PreparedDelivery[] = [];
+    const planned = new Map<string, number>();
+    for (const d of deliveries) {
+      const key = destinationOf(d.url);
+      const dest = this.lanes.get(key);
+      const taken = planned.get(key) ?? 0;
+      // parked rows were due first: a new one goes behind them
+      if ((dest === undefined || dest.queue.length === 0) && (dest?.active ?? 0) + taken < this.lanes.concurrency) {
+        planned.set(key, taken + 1);
+        go.push(d.id);
+      } else wait.push(d);
+    }
+    const byId = new Map<string, PreparedDelivery>();
+    for (const d of deliveries) byId.set(d.id, d);
+    for (const { seq, id } of this.repo.flyWritten(go, at)) {
+      const d = byId.get(id) as PreparedDelivery;
+      const key = destinationOf(d.url);
+      const row = { seq, id, orderKey: d.orderKey, url: d.url, headers: d.headers, body: d.body, attemptCount: 0 };
+      starts.push(this.lanes.fly(row, key, this.lanes.of(key), at));
+    }
+    if (wait.length === 0) return;
+    // parked by seq: one the outbox wrote itself says its own (a claim of it checks the row is still
+    // that delivery), the others' are read in one statement
+    const unknown = wait.filter((d) => d.seq === undefined).map((d) => d.id);
+    const seqs = new Map<string, number>();
+    if (unknown.length > 0) for (const { seq, id } of this.repo.seqsOf(unknown)) seqs.set(id, seq);
+    for (const d of wait) {
+      const seq = d.seq ?? seqs.get(d.id);
+      if (seq === undefined) continue; // rolled back with its request
+      const key = destinationOf(d.url);
+      this.lanes.park(this.lanes.of(key), seq, d.id, at, key);
+    }
+  }
+
+  /** Sends committed claims (one message to the sender thread); answers come back to `answered`. */
   private start(flights: Flight[]): void {
     if (flights.length === 0) return;
-    const record = (o: Outcome) => this.batches.arrived(o);
-    sendJobs(
-      { owner: this.owner, connections: this.lanes.concurrency, timeoutMs: this.timeoutMs },
-      flights.map((f) => attemptJob(f, this.clock, this.timeoutMs, record)),
-    );
+    // filled by push, not made at its length: a holey array is cloned as a sparse one (its keys listed),
+    // ~20% more CPU a job on this thread and more on the sender's (docs/performance.md)
+    const jobs: Jobs = [];
+    for (const f of flights) {
+      f.job = nextJob();
+      this.jobs.set(f.job, f);
+      const { url, authorization } = splitUserinfo(f.row.url);
+      jobs.push(f.job, url, f.row.headers, f.row.body, f.n, authorization);
+    }
+    sendJobs(this.send, jobs, this);
+  }
+
+  /** The sender thread's answer to a job (its outcome, or a timeout, or the thread's loss). */
+  answered(job: number, ok: boolean, httpStatus: number | null, error: string | null, durationMs: number): void {
+    const f = this.jobs.get(job);
+    if (!f) return;
+    this.jobs.delete(job);
+    this.results.arrived({
+      row: f.row,
+      dest: f.dest,
+      n: f.n,
+      at: f.at,
+      endedAt: Math.max(f.at, this.clock.nowMs()),
+      ok,
+      httpStatus,
+      error,
+      durationMs,
+    });
   }
 
   /**
@@ -230,12 +269,12 @@ export class WebhookDispatcher implements DueWork {
    * are recorded (rejects if recording failed); undefined when nothing is in flight.
    */
   pending(): Promise<void> | undefined {
-    return this.batches.pending();
+    return this.results.pending();
   }
 
   /** The journal's read barrier (docs/webhooks.md): every answer read by now is recorded when this resolves. */
   settled(): Promise<void> {
-    return this.batches.settled();
+    return this.results.settled();
   }
 
   /**
@@ -273,9 +312,9 @@ export class WebhookDispatcher implements DueWork {
   async settleDue(): Promise<void> {
     this.results.deleting = true;
     // a little over the timeout: an attempt started now ends by its own timer first, as a timeout
-    const deadline = performance.now() + this.timeoutMs + 100;
+    const deadline = performance.now() + this.send.timeoutMs + 100;
     const dueBy = this.clock.nowMs();
-    while (!this.stopped && this.commits.dbOpen) {
+    while (!this.stopped && this.db.$client.open) {
       const started = this.run(dueBy).deliveries;
       const settled = this.pending();
       const left = deadline - performance.now();
@@ -296,30 +335,27 @@ export class WebhookDispatcher implements DueWork {
     const flights = [...this.lanes.flights.values()];
     recordInterrupted(this.db, this.repo, this.results, flights, this.clock.nowMs());
     for (const f of flights) {
-      this.lanes.flights.delete(f.row.seq); // recorded: its aborted request's result is ignored (settleRow finds it settled)
-      f.abort(new Error(INTERRUPTED_ERROR));
+      this.lanes.flights.delete(f.row.seq); // recorded: its aborted request's answer is dropped
+      this.jobs.delete(f.job);
+      if (f.job !== 0) abortJob(f.job, INTERRUPTED_ERROR);
     }
     return flights.length;
-  }
-
-  /** The outbox wrote a delivery of `orderKey`; `alone`: no pending one of its key before it. */
-  wrote(orderKey: string, alone: boolean): void {
-    this.results.wrote(orderKey, alone);
   }
 
   /** Forgets parked rows (reset dropped them). */
   clear(): void {
     this.lanes.clearParked();
-    this.results.clear();
+    this.unplaced = [];
+    this.outbox.clear();
   }
 
   /** Closes the keep-alive connections (tests, shutdown). */
   async close(): Promise<void> {
-    await closeOwner(this.owner);
+    await closeOwner(this.send.owner);
   }
 
   /** DueWork: deliveries started by the recording of results (claimed with the results that made them due) since the last call. */
   took(): { deliveries: number } | undefined {
-    return this.batches.took();
+    return this.results.took();
   }
 }

@@ -11,6 +11,7 @@ import { toIso } from "../platform/clock.js";
 import { notFound } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
 import { badChecksum, type ChaosMode, insertWithChaos } from "./chaos.js";
+import { maskUrl } from "./destinations.js";
 import {
   type DeliveryRow,
   type DeliveryStatus,
@@ -35,14 +36,6 @@ export interface JournalEntry {
   replayOf: string | null;
   chaos: string | null;
   attempts: Array<{ at: string; httpStatus: number | null; error: string | null }>;
-}
-
-/**
- * A URL with its userinfo (`user:password@`) replaced by `***@`, for the journal and logs: the
- * receiver still gets the real one (credentials in a callbackUrl are not shown back).
- */
-export function maskUrl(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
 }
 
 /** A delivery replayed (docs/coverage.md), noted where the replay is made: a delivery's row alone does not say it to the event log. */

@@ -1,9 +1,12 @@
 /**
- * The write side of the transactional outbox (a state change and its webhook commit in one transaction). Services call `enqueue` inside
- * the same synchronous database transaction as the status change it reports; the dispatcher,
- * woken after the commit, only reads what was committed.
+ * The write side of the transactional outbox (a state change and its webhook commit in one
+ * transaction). A delivery is made here (its URL, signature, headers and body) and written either by
+ * the state change's own statement (`prepare`: src/modules/transactions/transactions.repo.ts writes it
+ * with the transaction's row) or here (`enqueue`). Either way it is written waiting for the sender
+ * (no due time, not in flight), or behind a pending delivery of its orderKey; the outbox notes what
+ * it wrote, and the dispatcher takes that at the commit (`written`): the outbox calls nobody.
  */
-import type { Db } from "../db/client.js";
+import { type Db, inTransaction } from "../db/client.js";
 import type { Merchant } from "../db/schema/index.js";
 import { MAX_URL_LENGTH } from "../http/schemas.js";
 import type { Clock } from "../platform/clock.js";
@@ -11,20 +14,7 @@ import { invalidField } from "../platform/errors.js";
 import type { Ids } from "../platform/ids.js";
 import { decideChaos, insertWithChaos, releaseReordered } from "./chaos.js";
 import { type CallbackKind, checksum } from "./signer.js";
-import { type DueRow, type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
-
-/** What the outbox needs of the dispatcher (WebhookDispatcher): a wake, or a delivery taken or parked on the spot. */
-export interface OutboxDispatch {
-  wake(): void;
-  placement(url: string): "take" | "park" | undefined;
-  take(row: DueRow, at: number): void;
-  park(seq: number, id: string, url: string, at: number): void;
-  /**
-   * A delivery of `orderKey` was written: `alone` when no pending delivery of its key was before it
-   * (then, until another of its key is written, nothing waits behind it).
-   */
-  wrote(orderKey: string, alone: boolean): void;
-}
+import { type NewDeliveryInput, WebhooksRepo } from "./webhooks.repo.js";
 
 export interface EnqueueInput {
   merchant: Merchant;
@@ -90,25 +80,52 @@ function deliveryHeaders(sum: string, id: string): Record<string, string> {
   return { "Content-Type": "application/json", "X-Checksum": sum, "X-Sandbox-Delivery-Id": id };
 }
 
+/**
+ * The same headers as the JSON text stored and sent, written out: `JSON.stringify(deliveryHeaders(sum, id))`
+ * without the object (a checksum is base64 and an id `wh_` and base62: neither needs escaping).
+ */
+function deliveryHeadersText(sum: string, id: string): string {
+  return `{"Content-Type":"application/json","X-Checksum":"${sum}","X-Sandbox-Delivery-Id":"${id}"}`;
+}
+
+/** A delivery as made for its row, its headers and body as the JSON text stored (and sent as it is). */
+export interface PreparedDelivery {
+  id: string;
+  /** Its row's seq, when the outbox wrote it itself (`enqueue`). */
+  seq?: number;
+  kind: CallbackKind;
+  orderKey: string;
+  url: string;
+  headers: string;
+  body: string;
+}
+
+/** What the deliveries written since the dispatcher last asked wait for. */
+export interface Written {
+  /** Free to go: no pending delivery of their orderKey before them (the dispatcher places them). */
+  deliveries: PreparedDelivery[];
+  /** Rows due now were written another way (chaos): a claim finds them. */
+  claim: boolean;
+}
+
 export interface OutboxDeps {
   db: Db;
   clock: Clock;
   ids: Ids;
-  /** The dispatcher to wake or hand a delivery to; none in tools that only write. */
-  dispatch?: OutboxDispatch | undefined;
 }
 
 export class Outbox {
   private readonly repo: WebhooksRepo;
-
+  private written_: PreparedDelivery[] = [];
+  private claim = false;
   /**
-   * Every enqueue tells the dispatcher, so no caller can forget to: a delivery that is due at once
-   * and whose destination has room (in the server's group-commit batches) is written already in
-   * flight and handed over (`take`: no claim); one due at once whose destination is full
-   * is written parked and queued (`park`); any other is written and `wake` runs (a
-   * claim at the group commit, or a run of the due work after the enqueuing transaction has
-   * committed). A rolled-back enqueue only costs an empty run (or a queued row found gone).
+   * orderKeys whose pending delivery was written with no pending delivery of its key before it, and
+   * none has been written after it since: when it settles, nothing waits behind it, so the promote
+   * statement is skipped (docs/performance.md). Any other write of a key takes it out; a restart or
+   * a reset starts empty, and a full set is emptied: either only costs the statement again.
    */
+  private readonly alone = new Set<string>();
+
   constructor(private readonly deps: OutboxDeps) {
     this.repo = new WebhooksRepo(deps.db);
   }
@@ -119,74 +136,113 @@ export class Outbox {
   }
 
   /**
-   * Writes one pending delivery: due now, or, while an earlier delivery of its orderKey is still
-   * pending, with no due time (the dispatcher makes it due when that one settles).
+   * A delivery made for the caller's own statement to write (transactions.repo.ts, with the state
+   * change): its columns, noted as written. Undefined when there is no callbackUrl. Not for a
+   * merchant with webhook chaos (`enqueue` writes those). If the caller's write fails, the dispatcher
+   * finds no row for what was noted, and forgets it.
+   */
+  prepare(input: EnqueueInput): PreparedDelivery | undefined {
+    if (!input.callbackUrl) return undefined;
+    const url = callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType);
+    const id = this.deps.ids.next("webhook");
+    const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
+    const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
+    const sum = checksum(input.kind, input.body, input.merchant.merchantSecret);
+    const d: PreparedDelivery = {
+      id,
+      kind: input.kind,
+      orderKey,
+      url,
+      // the headers' JSON text made once: stored as it is, and sent as it is (docs/performance.md)
+      headers: deliveryHeadersText(sum, id),
+      body: JSON.stringify(input.body),
+    };
+    if (blocked) this.alone.delete(orderKey);
+    else {
+      if (this.alone.size >= 100_000) this.alone.clear(); // a long advance's parked deliveries, rolled-back writes
+      this.alone.add(orderKey);
+      this.written_.push(d);
+    }
+    return d;
+  }
+
+  /**
+   * Writes one pending delivery inside the caller's transaction (one of its own when there is none):
+   * waiting for the sender, or, while an earlier delivery of its orderKey is still pending, behind it.
    * Returns its id, or undefined when there is no callbackUrl.
    */
   enqueue(input: EnqueueInput): string | undefined {
     if (!input.callbackUrl) return undefined;
-    const url = callbackTarget(input.callbackUrl, input.paymentMethod, input.apmType);
+    if (!this.deps.db.$client.inTransaction) return inTransaction(this.deps.db, () => this.enqueue(input));
+    if (input.merchant.webhookChaos) return this.enqueueWithChaos(input);
+    const d = this.prepare(input) as PreparedDelivery;
+    d.seq = this.repo.insertText(this.row(input, d, d.headers, null));
+    return d.id;
+  }
+
+  /** What was written for the sender since the last call (the dispatcher, at each commit). */
+  written(): Written {
+    const out = { deliveries: this.written_, claim: this.claim };
+    if (this.written_.length > 0) this.written_ = [];
+    this.claim = false;
+    return out;
+  }
+
+  /** Whether the pending delivery of `orderKey` that just settled had nothing written behind it (forgets it). */
+  settledAlone(orderKey: string): boolean {
+    return this.alone.delete(orderKey);
+  }
+
+  /** Forgets every key (reset dropped the deliveries). */
+  clear(): void {
+    this.alone.clear();
+    this.written_ = [];
+    this.claim = false;
+  }
+
+  /** The row of a delivery: its headers as stored (JSON text, or an object for the chaos inserts). */
+  private row<H>(input: EnqueueInput, d: PreparedDelivery, headers: H, nextAttemptAt: number | null) {
     const now = this.deps.clock.nowMs();
-    const id = this.deps.ids.next("webhook");
-    const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
-    const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
-    const rates = input.merchant.webhookChaos;
-    const sum = checksum(input.kind, input.body, input.merchant.merchantSecret);
-    const body = JSON.stringify(input.body);
-    const transactionId = input.transactionId ?? null;
-    // the row of either path below: its headers as stored (JSON text, or an object for the chaos inserts)
-    const delivery = <H>(headers: H, attemptCount: number, nextAttemptAt: number | null, inFlightSince: number | null) => ({
-      id,
+    return {
+      id: d.id,
       merchantKey: input.merchant.merchantKey,
-      kind: input.kind,
-      orderKey,
-      transactionId,
+      kind: d.kind,
+      orderKey: d.orderKey,
+      transactionId: input.transactionId ?? null,
       subscriptionId: input.subscriptionId ?? null,
       eventStatus: input.eventStatus,
-      url,
+      url: d.url,
       headers,
-      body,
+      body: d.body,
       status: "pending" as const,
-      attemptCount,
+      attemptCount: 0,
       nextAttemptAt,
-      inFlightSince,
+      inFlightSince: null,
       createdAt: now,
       updatedAt: now,
-    });
-    if (!rates) {
-      const place = blocked ? undefined : this.deps.dispatch?.placement(url);
-      if (place === undefined) this.deps.dispatch?.wake();
-      // the headers' JSON text made once: stored as it is, and sent as it is (docs/performance.md)
-      const headers = JSON.stringify(deliveryHeaders(sum, id));
-      const taken = place === "take";
-      // "take": written already in flight (attempt 1) and sent right after the commit, no claim needed;
-      // "park": its destination is full, written already parked (no due time) and queued behind the
-      // others, as a claim would have parked it, without the due-index entry, the claim and the park UPDATE
-      const seq = this.repo.insertText(
-        delivery(headers, taken ? 1 : 0, blocked || place !== undefined ? null : now, taken ? now : null),
-      );
-      this.deps.dispatch?.wrote(orderKey, !blocked);
-      if (taken) {
-        const row = {
-          seq,
-          id,
-          orderKey,
-          url,
-          headers,
-          body,
-          attemptCount: 0,
-          transactionId,
-          chaos: null,
-          mid: input.merchant.mid,
-        };
-        this.deps.dispatch?.take(row, now);
-      } else if (place === "park") this.deps.dispatch?.park(seq, id, url, now);
-      return id;
-    }
-    this.deps.dispatch?.wrote(orderKey, false);
-    this.deps.dispatch?.wake();
-    const row = delivery(deliveryHeaders(sum, id), 0, blocked ? null : now, null) satisfies NewDeliveryInput;
-    // opt-in webhook chaos (docs/webhooks.md#webhook-chaos): only merchants whose scenario asks for it pay for this
+    };
+  }
+
+  /** Opt-in webhook chaos (docs/webhooks.md#webhook-chaos): only merchants whose scenario asks for it pay for this. */
+  private enqueueWithChaos(input: EnqueueInput): string {
+    const url = callbackTarget(input.callbackUrl as string, input.paymentMethod, input.apmType);
+    const id = this.deps.ids.next("webhook");
+    const now = this.deps.clock.nowMs();
+    const orderKey = input.orderKey ?? input.transactionId ?? input.subscriptionId ?? id;
+    const blocked = input.first ? false : (input.pending ?? this.repo.hasPending(orderKey));
+    this.alone.delete(orderKey);
+    this.claim = true;
+    const sum = checksum(input.kind, input.body, input.merchant.merchantSecret);
+    const d: PreparedDelivery = {
+      id,
+      kind: input.kind,
+      orderKey,
+      url,
+      headers: "",
+      body: JSON.stringify(input.body),
+    };
+    const row = this.row(input, d, deliveryHeaders(sum, id), blocked ? null : now) satisfies NewDeliveryInput;
+    const rates = input.merchant.webhookChaos as NonNullable<Merchant["webhookChaos"]>;
     let mode = decideChaos(rates, id);
     // the delivery that overtakes a held one goes now (else two held ones would just keep their order)
     const overtakes = input.transactionId ? this.repo.hasHeld(input.transactionId) : false;

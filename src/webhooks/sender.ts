@@ -1,163 +1,78 @@
 /**
- * The HTTP side of webhook delivery in a worker thread (docs/performance.md): the dispatcher keeps every
- * decision and every database write on the main thread (what is due, attempt numbers, timeouts,
- * results) and hands this thread only "POST this body to this URL, tell me the status". Socket
- * writes, response parsing and undici's bookkeeping, about a fifth of a card payment's CPU, then
- * run beside the requests instead of between them.
+ * The main thread's side of the webhook sender thread (sender.worker.ts; docs/performance.md): jobs
+ * go over in one message per batch, answers come back in one message per I/O turn of the thread and
+ * go to the dispatcher that sent them. Socket writes, response parsing, undici's bookkeeping and the
+ * attempts' timeouts, about a fifth of a card payment's CPU, run there, beside the requests.
  *
  * One thread per process, started on the first delivery and unref'd (it never keeps a process
  * alive); each dispatcher has its own undici Agent in it (its keep-alive sockets, closed by
- * `close(owner)`). Jobs go over in one message per claim, results come back in one message per
- * I/O turn of the thread. If the thread dies, the attempts it held end as failed (and are retried
- * on the schedule) and the next delivery starts a new one.
+ * `closeOwner`). If the thread dies, the attempts it held end as failed (and are retried on the
+ * schedule) and the next delivery starts a new one.
  */
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
+import { startWorker } from "../platform/worker-thread.js";
+import { type FromSender, JOB_FIELDS, RESULT_FIELDS, ROLE, type SenderData, type ToSender } from "./sender.worker.js";
 
-export interface SendJob {
-  /** Unique per attempt in this process (never reused: a late answer cannot reach a later attempt). */
-  id: number;
-  url: string;
-  /** The delivery's stored headers (JSON text); the thread adds `authorization` first and X-Sandbox-Attempt last. */
-  headers: string;
-  body: string;
-  /** The attempt number (X-Sandbox-Attempt). */
-  attempt: number;
-  /** HTTP Basic credentials from the callbackUrl's userinfo (`Basic ...`), if any. */
-  authorization: string | undefined;
+/** Where a job's answer goes: its dispatcher (one call per job, the first of its answer or the thread's loss). */
+export interface Answers {
+  answered(job: number, ok: boolean, httpStatus: number | null, error: string | null, durationMs: number): void;
 }
 
 /** One dispatcher's jobs: its own Agent and sockets, with its settings. */
-export interface SendBatch {
+export interface SendSettings {
   owner: number;
-  /** Per-destination sockets of the owner's Agent, and undici's header/body timeouts (ms). */
+  /** Per-destination sockets of the owner's Agent. */
   connections: number;
+  /** An attempt's whole time, real ms (docs/webhooks.md#retries: 10 s). */
   timeoutMs: number;
 }
 
-export interface SendResult {
-  id: number;
-  ok: boolean;
-  httpStatus: number | null;
-  error: string | null;
+/** A flat array of jobs (JOB_FIELDS values each): id, url, stored headers, body, attempt, authorization or null. */
+export type Jobs = Array<string | number | null>;
+
+let thread: Worker | undefined;
+const waiting = new Map<number, Answers>();
+const acks = new Map<number, () => void>();
+let nextAck = 0;
+let jobs = 0;
+
+/** A new job id: unique in this process, never reused (a late answer cannot reach a later attempt). */
+export function nextJob(): number {
+  return ++jobs;
 }
 
 /**
- * Jobs cross to the thread, and results back, as flat arrays of strings and numbers (JOB_FIELDS
- * values per job, RESULT_FIELDS per result): cloning them costs a fraction of cloning an object,
- * with its headers object, per job (docs/performance.md).
+ * A callbackUrl's `user:password@` becomes HTTP Basic auth, as curl and browsers send it (fetch
+ * and undici refuse or drop userinfo); the URL goes without it.
  */
-const JOB_FIELDS = 6;
-const RESULT_FIELDS = 4;
-
-type Message =
-  | { type: "send"; owner: number; connections: number; timeoutMs: number; jobs: Array<string | number | null> }
-  | { type: "abort"; id: number; reason: string }
-  | { type: "close"; owner: number; ack: number }
-  | { type: "sync"; ack: number };
-
-/** The thread: plain CommonJS, so it runs the same from src/ (tsx, vitest) and from the bundle. */
-const SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const { Agent } = require(workerData.undici);
-const agents = new Map();
-const live = new Map();
-const targets = new Map();
-let out = [];
-let scheduled = false;
-const flush = () => { scheduled = false; const batch = out; out = []; parentPort.postMessage({ results: batch }); };
-const report = (id, ok, status, error) => { out.push(id, ok ? 1 : 0, status, error); if (!scheduled) { scheduled = true; setImmediate(flush); } };
-const describe = (err) => {
-  const code = typeof err?.code === "string" ? err.code : typeof err?.cause?.code === "string" ? err.cause.code : undefined;
-  const message = typeof err?.message === "string" && err.message ? err.message : String(err);
-  return code && !message.includes(code) ? code + ": " + message : message;
-};
-const target = (url) => {
-  let t = targets.get(url);
-  if (!t) {
-    const u = new URL(url);
-    t = { origin: u.origin, path: u.pathname + u.search };
-    if (targets.size >= 1000) targets.clear();
-    targets.set(url, t);
-  }
-  return t;
-};
-const agentOf = (m) => {
-  let a = agents.get(m.owner);
-  if (!a) {
-    a = new Agent({ keepAliveTimeout: 4000, connections: m.connections, headersTimeout: m.timeoutMs, bodyTimeout: m.timeoutMs, connect: { timeout: m.timeoutMs } });
-    agents.set(m.owner, a);
-  }
-  return a;
-};
-const send = (agent, timeoutMs, id, url, stored, body, attempt, authorization) => {
-  const st = { controller: null, reason: null, status: null, ended: false };
-  live.set(id, st);
-  const end = (ok, error) => {
-    if (st.ended) return;
-    st.ended = true;
-    live.delete(id);
-    report(id, ok, st.status, error);
-  };
-  try {
-    const t = target(url);
-    const headers = authorization ? Object.assign({ Authorization: authorization }, JSON.parse(stored)) : JSON.parse(stored);
-    headers["X-Sandbox-Attempt"] = String(attempt);
-    agent.dispatch(
-      { origin: t.origin, path: t.path, method: "POST", headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      {
-        onRequestStart(c) { st.controller = c; if (st.reason) c.abort(st.reason); },
-        onResponseStart(_c, code) { st.status = code; },
-        onResponseData() {},
-        onResponseEnd() { end(st.status !== null && st.status >= 200 && st.status < 300, null); },
-        onResponseError(_c, err) { end(false, describe(st.reason ?? err)); },
-      },
-    );
-  } catch (err) {
-    end(false, describe(err));
-  }
-};
-parentPort.on("message", (m) => {
-  if (m.type === "send") {
-    const agent = agentOf(m);
-    const j = m.jobs;
-    for (let i = 0; i < j.length; i += ${JOB_FIELDS}) send(agent, m.timeoutMs, j[i], j[i + 1], j[i + 2], j[i + 3], j[i + 4], j[i + 5]);
-  }
-  else if (m.type === "abort") {
-    const st = live.get(m.id);
-    if (st) { st.reason = new Error(m.reason); if (st.controller) st.controller.abort(st.reason); }
-  } else if (m.type === "sync") {
-    // a poll phase more for answers already in the socket buffers, then they go before the ack
-    setImmediate(() => setImmediate(() => { if (out.length > 0) flush(); parentPort.postMessage({ ack: m.ack }); }));
-  } else if (m.type === "close") {
-    const a = agents.get(m.owner);
-    agents.delete(m.owner);
-    Promise.resolve(a?.close()).catch(() => undefined).then(() => parentPort.postMessage({ ack: m.ack }));
-  }
-});
-`;
-
-type Done = (r: SendResult) => void;
-
-let thread: Worker | undefined;
-const waiting = new Map<number, Done>();
-const acks = new Map<number, () => void>();
-let nextAck = 0;
+export function splitUserinfo(raw: string): { url: string; authorization: string | null } {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(raw)) return { url: raw, authorization: null };
+  const u = new URL(raw);
+  const creds = `${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`;
+  u.username = "";
+  u.password = "";
+  return { url: u.toString(), authorization: `Basic ${Buffer.from(creds).toString("base64")}` };
+}
 
 function start(): Worker {
-  const undici = createRequire(import.meta.url).resolve("undici");
-  const w = new Worker(SOURCE, { eval: true, workerData: { undici } });
-  w.on("message", (m: { results?: Array<number | string | null>; ack?: number }) => {
-    if (m.results) {
+  const workerData: SenderData = { role: ROLE, undici: createRequire(import.meta.url).resolve("undici") };
+  const w = startWorker(
+    import.meta.url,
+    { built: "./sender-worker.js", source: "./sender.worker.ts" },
+    { workerData: { ...workerData } },
+  );
+  w.on("message", (m: FromSender) => {
+    if ("results" in m) {
       const r = m.results;
       for (let i = 0; i < r.length; i += RESULT_FIELDS) {
         const id = r[i] as number;
-        const done = waiting.get(id);
-        if (!done) continue;
+        const to = waiting.get(id);
+        if (!to) continue; // ended here first (an abort)
         waiting.delete(id);
-        done({ id, ok: r[i + 1] === 1, httpStatus: r[i + 2] as number | null, error: r[i + 3] as string | null });
+        to.answered(id, r[i + 1] === 1, r[i + 2] as number | null, r[i + 3] as string | null, r[i + 4] as number);
       }
-    } else if (m.ack !== undefined) {
+    } else {
       acks.get(m.ack)?.();
       acks.delete(m.ack);
     }
@@ -167,7 +82,7 @@ function start(): Worker {
     thread = undefined;
     const held = [...waiting];
     waiting.clear();
-    for (const [id, done] of held) done({ id, ok: false, httpStatus: null, error: why });
+    for (const [id, to] of held) to.answered(id, false, null, why, 0);
     for (const ack of acks.values()) ack();
     acks.clear();
   };
@@ -179,28 +94,22 @@ function start(): Worker {
   return w;
 }
 
-function post(m: Message): void {
+function post(m: ToSender): void {
   thread ??= start();
   thread.postMessage(m);
 }
 
-/** Sends a claim's jobs (one dispatcher's) in one message; each `done` runs once, with its job's result. */
-export function sendJobs(batch: SendBatch, jobs: Array<{ job: SendJob; done: Done }>): void {
+/** Sends one dispatcher's jobs in one message; each job's answer goes to `to`, once. */
+export function sendJobs(settings: SendSettings, jobs: Jobs, to: Answers): void {
   if (jobs.length === 0) return;
-  // filled by push, not made at its length: a holey array is cloned as a sparse one (its keys listed),
-  // ~20% more CPU a job on this thread and more on the sender's (docs/performance.md)
-  const flat: Array<string | number | null> = [];
-  for (const { job, done } of jobs) {
-    waiting.set(job.id, done);
-    flat.push(job.id, job.url, job.headers, job.body, job.attempt, job.authorization ?? null);
-  }
-  post({ type: "send", owner: batch.owner, connections: batch.connections, timeoutMs: batch.timeoutMs, jobs: flat });
+  for (let i = 0; i < jobs.length; i += JOB_FIELDS) waiting.set(jobs[i] as number, to);
+  post({ type: "send", owner: settings.owner, connections: settings.connections, timeoutMs: settings.timeoutMs, jobs });
 }
 
-/** Aborts a job on the wire (its result, if one still comes, is dropped: the caller ended the attempt). */
+/** Aborts a job on the wire; its answer, if one still comes, is dropped (the caller ended the attempt). */
 export function abortJob(id: number, reason: string): void {
   waiting.delete(id);
-  if (thread) thread.postMessage({ type: "abort", id, reason } satisfies Message);
+  if (thread) thread.postMessage({ type: "abort", id, reason } satisfies ToSender);
 }
 
 /**

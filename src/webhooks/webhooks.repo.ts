@@ -15,16 +15,25 @@ export type NewDeliveryInput = Omit<
 export type NewDeliveryText = Omit<NewDeliveryInput, "headers"> & { headers: string };
 /**
  * What sending and recording an attempt need of a delivery; `headers` as stored (JSON text): it goes
- * to the sender thread as it is, and is parsed there (no parse and clone of an object). The
- * delivery's transaction, chaos mode and merchant's mid, when the row that made it knew them, go
- * into the attempt's event without reading the delivery back (src/events/event-writer.ts).
+ * to the sender thread as it is, and is parsed there (no parse and clone of an object).
  */
-export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & {
-  headers: string;
-  transactionId?: string | null;
-  chaos?: string | null;
-  mid?: string | null;
-};
+export type DueRow = Pick<DeliveryRow, "seq" | "id" | "orderKey" | "url" | "body" | "attemptCount"> & { headers: string };
+
+/** How an attempt ended, as attempt_results (migration 0009) records it with its event and the delivery's new state. */
+export interface AttemptResult {
+  seq: number;
+  n: number;
+  at: number;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+  /** The delivery's state after it: delivered, failed, or pending again at `nextAttemptAt`. */
+  status: DeliveryStatus;
+  nextAttemptAt: number | null;
+  endedAt: number;
+  /** Where it was sent, userinfo masked (the event shows it). */
+  url: string;
+}
 export type AttemptRow = typeof webhookAttempts.$inferSelect;
 export type DeliveryStatus = DeliveryRow["status"];
 
@@ -43,18 +52,19 @@ const d = webhookDeliveries;
  * row mapping cost more than SQLite's own work. A claim's writes take the chunk's seqs as one JSON
  * array (json_each): one statement per chunk rather than one per row.
  */
-const DUE_COLUMNS = `d.seq, d.id, d.order_key AS orderKey, d.url, d.headers, d.body, d.attempt_count AS attemptCount, d.transaction_id AS transactionId, d.chaos, m.mid`;
-// with the merchant's mid, which the attempt's event reports (src/events/event-writer.ts)
-const DUE_FROM = `webhook_deliveries AS d LEFT JOIN merchants AS m ON m.merchant_key = d.merchant_key`;
+const DUE_COLUMNS = `d.seq, d.id, d.order_key AS orderKey, d.url, d.headers, d.body, d.attempt_count AS attemptCount`;
+const DUE_FROM = `webhook_deliveries AS d`;
 const HOT = {
   nextDue: `SELECT next_attempt_at AS at FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at LIMIT 1`,
   due: `SELECT ${DUE_COLUMNS} FROM ${DUE_FROM} WHERE d.status = 'pending' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at, d.seq LIMIT ?`,
   parked: `SELECT ${DUE_COLUMNS} FROM ${DUE_FROM} WHERE d.seq IN (SELECT value FROM json_each(?)) AND d.status = 'pending' AND d.next_attempt_at IS NULL AND d.in_flight_since IS NULL`,
   markInFlight: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, next_attempt_at = NULL, updated_at = ? WHERE seq IN (SELECT value FROM json_each(?))`,
   park: `UPDATE webhook_deliveries SET next_attempt_at = NULL WHERE seq IN (SELECT value FROM json_each(?))`,
-  settle: `UPDATE webhook_deliveries SET status = ?, in_flight_since = NULL, next_attempt_at = ?, updated_at = ? WHERE seq = ? AND in_flight_since IS NOT NULL`,
-  addAttempt: `INSERT INTO webhook_attempts (delivery_id, n, at, http_status, error, duration_ms) VALUES (?, ?, ?, ?, ?, ?)`,
-  inFlight: `SELECT seq, id FROM webhook_deliveries WHERE seq IN (SELECT value FROM json_each(?)) AND in_flight_since IS NOT NULL`,
+  // the attempt, its event and the delivery's new state in one statement (migration 0009)
+  result: `INSERT INTO attempt_results (seq, n, at, http_status, error, duration_ms, status, next_attempt_at, ended_at, url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // what a batch wrote for the sender, by id: the rows still there (not rolled back with their request) leave in flight
+  flyWritten: `UPDATE webhook_deliveries SET in_flight_since = ?, attempt_count = attempt_count + 1, updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND in_flight_since IS NULL AND next_attempt_at IS NULL RETURNING seq, id`,
+  seqsOf: `SELECT seq, id FROM webhook_deliveries WHERE id IN (SELECT value FROM json_each(?)) AND status = 'pending' AND in_flight_since IS NULL`,
   add: `INSERT INTO webhook_deliveries (id, merchant_key, kind, order_key, transaction_id, subscription_id, event_status, url, headers, body, status, attempt_count, next_attempt_at, in_flight_since, replay_of, chaos, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   promote: `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE seq = (SELECT seq FROM webhook_deliveries WHERE order_key = ? AND status = 'pending' ORDER BY seq LIMIT 1) AND next_attempt_at IS NULL AND in_flight_since IS NULL`,
 } as const;
@@ -131,13 +141,25 @@ export class WebhooksRepo {
     if (seqs.length > 0) this.hot.markInFlight.run(at, at, JSON.stringify(seqs));
   }
 
-  /** Ends an in-flight attempt; false when the row is gone or no longer in flight (reset meanwhile). */
-  settleRow(seq: number, status: DeliveryStatus, next: number | null, at: number): boolean {
-    return this.hot.settle.run(status, next, at, seq).changes > 0;
+  /**
+   * Records an attempt's answer: its row, its event and the delivery's new state, in one statement;
+   * nothing when the delivery is no longer in flight (reset, or recorded as interrupted meanwhile).
+   */
+  recordResult(r: AttemptResult): void {
+    this.hot.result.run(r.seq, r.n, r.at, r.httpStatus, r.error, r.durationMs, r.status, r.nextAttemptAt, r.endedAt, r.url);
   }
 
-  insertAttempt(a: Omit<AttemptRow, "id">): void {
-    this.hot.addAttempt.run(a.deliveryId, a.n, a.at, a.httpStatus, a.error, a.durationMs);
+  /**
+   * Of the deliveries a batch wrote for the sender (by id), those still there leave in flight now
+   * (their attempt `at`); returns their seqs. Rows rolled back with their request are not there.
+   */
+  flyWritten(ids: readonly string[], at: number): Array<{ seq: number; id: string }> {
+    return ids.length === 0 ? [] : (this.hot.flyWritten.all(at, at, JSON.stringify(ids)) as Array<{ seq: number; id: string }>);
+  }
+
+  /** The seqs of deliveries written for the sender that wait (their destination is full): those still there. */
+  seqsOf(ids: readonly string[]): Array<{ seq: number; id: string }> {
+    return ids.length === 0 ? [] : (this.hot.seqsOf.all(JSON.stringify(ids)) as Array<{ seq: number; id: string }>);
   }
 
   /** Makes the next pending row of `orderKey` (if any) due at `at`; true when there was one. */
@@ -216,21 +238,6 @@ export class WebhooksRepo {
         row.updatedAt,
       ).lastInsertRowid,
     );
-  }
-
-  /**
-   * Of these (seq, id) pairs, the seqs whose row is still that delivery and in flight (not rolled
-   * back with its request's savepoint): one statement for a batch's taken deliveries.
-   */
-  stillInFlight(rows: ReadonlyArray<{ seq: number; id: string }>): Set<number> {
-    const kept = new Set<number>();
-    if (rows.length === 0) return kept;
-    const ids = new Map<number, string>();
-    for (const r of rows) ids.set(r.seq, r.id);
-    for (const r of this.hot.inFlight.all(JSON.stringify([...ids.keys()])) as Array<{ seq: number; id: string }>) {
-      if (ids.get(r.seq) === r.id) kept.add(r.seq);
-    }
-    return kept;
   }
 
   /** Whether a reordered delivery of the transaction is still waiting for its next one (chaos.ts). */

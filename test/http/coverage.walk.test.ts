@@ -1,5 +1,5 @@
 /**
- * Every hint of the coverage catalogue is true (docs/coverage.md#hints): for each behaviour, the
+ * Every hint of the coverage catalogue is true (docs/coverage.md#the-catalogue): for each behaviour, the
  * steps file its cause makes (src/coverage/recipes.ts, what `paysandbox coverage --recipe ID`
  * prints) runs on a fresh in-process sandbox, as `paysandbox run --coverage` runs a file, every step
  * passes, and that sandbox's coverage report counts the behaviour. A behaviour whose cause is not

@@ -98,6 +98,32 @@ describe("GET /_sandbox/events", () => {
     expect(Number(after[8]?.id)).toBeGreaterThan(Number(after[7]?.id));
   });
 
+  it("writes each event's JSON as the page shows it: keys in order, milliseconds kept, a callbackUrl's userinfo masked", async () => {
+    s = makeSandbox();
+    const token = await s.token();
+    s.clock.advance(1_234); // a time with milliseconds
+    const l = await stream();
+    const hook = receiver.url.replace("http://", "http://user:secret@");
+    const tx = await pay(token, { callbackUrl: `${hook}/hook` });
+    await receiver.waitFor(1);
+    await s.ctx.work.runUntil();
+    const [created, attempt] = await l.waitFor(2);
+    // the storage layer writes them with the changes (migration 0009): the text itself is the contract
+    expect(created?.data).toBe(
+      `{"transactionId":"${tx}","kind":"card_payment","merchant":"sandbox-mid-001","status":"SUCCEED","declineCode":null,"at":"2026-01-15T12:00:01.234Z"}`,
+    );
+    expect(attempt?.data).toMatch(
+      new RegExp(
+        `^\\{"deliveryId":"wh_[^"]+","transactionId":"${tx}","url":"http://\\*\\*\\*@127\\.0\\.0\\.1:\\d+/hook\\?paymentMethod=card","attempt":1,"httpStatus":200,"at":"2026-01-15T12:00:01\\.234Z"\\}$`,
+      ),
+    );
+    expect(attempt?.data).not.toContain("secret");
+    // a declined payment's code is a JSON integer too
+    const declined = await pay(token, { card: { number: CARDS.declined } });
+    const [, , refused] = await l.waitFor(3);
+    expect(refused?.data).toMatch(new RegExp(`^\\{"transactionId":"${declined}",.*"status":"FAILED","declineCode":\\d+,"at"`));
+  });
+
   it("says why a webhook attempt failed, and the chaos it carried", async () => {
     s = makeSandbox({ config: {} });
     await s.http

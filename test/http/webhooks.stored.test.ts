@@ -1,9 +1,10 @@
 /**
- * What a card payment's webhook leaves in the database, on both ways a delivery goes out: written
- * already in flight inside a group commit (the server) and sent after its COMMIT, or written due and
- * claimed. The stored headers are the JSON text of the headers the receiver got (the journal reads
- * them back), the callback body is the wire shape field for field, and the attempt's event names the
- * delivery's transaction and merchant, as a read of the delivery's row would (docs/performance.md).
+ * What a card payment's webhook leaves in the database, on both ways a delivery goes out: placed at
+ * the COMMIT of a group-commit batch (the server) and sent after it, or placed by the next run after
+ * a plain transaction. The stored headers are the JSON text of the headers the receiver got (the
+ * journal reads them back), the callback body is the wire shape field for field, and the attempt's
+ * event (written by the storage layer with the attempt, migration 0009) names the delivery's
+ * transaction and merchant (docs/performance.md).
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";

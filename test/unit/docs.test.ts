@@ -19,6 +19,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadScenarioFile } from "../../src/runner/load.js";
 import { citationsIn, OUTSIDE } from "../helpers/citations.js";
 import {
+  anchors,
   answerMatches,
   classify,
   type DocPage,
@@ -27,52 +28,14 @@ import {
   fences,
   instrumentedScript,
   outputByMarker,
+  proseLines,
+  slug,
 } from "../helpers/docs.js";
 import { ROOT } from "../helpers/server.js";
 
 const pages = docPages();
 const work = mkdtempSync(join(tmpdir(), "paysandbox-docs-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-/** GitHub's anchor of a heading: its text, lowercased, punctuation but `-` and `_` dropped, spaces → `-`. */
-function slug(heading: string): string {
-  return heading
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1") // a link counts by its text
-    .replace(/[`*]/g, "")
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
-}
-
-/** The lines of a page outside its fenced blocks, with their 1-based numbers. */
-function proseLines(page: DocPage): Array<{ text: string; line: number }> {
-  const out: Array<{ text: string; line: number }> = [];
-  let open: string | undefined;
-  page.text.split("\n").forEach((text, i) => {
-    const fence = /^(`{3,}|~{3,})/.exec(text)?.[1];
-    if (open === undefined && fence) open = fence;
-    else if (open !== undefined && fence && fence[0] === open[0] && fence.length >= open.length && text.trim() === fence)
-      open = undefined;
-    else if (open === undefined) out.push({ text, line: i + 1 });
-  });
-  return out;
-}
-
-/** The anchors of a page's headings, duplicates numbered as GitHub does (`x`, `x-1`, `x-2`). */
-function anchors(page: DocPage): Set<string> {
-  const seen = new Map<string, number>();
-  const out = new Set<string>();
-  for (const { text } of proseLines(page)) {
-    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(text);
-    if (!m) continue;
-    const base = slug(m[1] ?? "");
-    const n = seen.get(base) ?? 0;
-    seen.set(base, n + 1);
-    out.add(n === 0 ? base : `${base}-${n}`);
-  }
-  return out;
-}
 
 /** Every link of a page's prose (inline code left out): `[text](target)`, `<http://...>` and bare URLs. */
 function links(page: DocPage): Array<{ target: string; line: number }> {

@@ -138,14 +138,21 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
     expect(drain(sched)).toEqual({ charges: 3 });
     expect(chargesOf(sub.subscriptionId as string)).toEqual(["2026-02-15", "2026-03-15", "2026-04-15", "2026-05-15"]);
     expect(drain(sched)).toEqual({ charges: 0 });
-    // their callbacks share the subscription's orderKey: only the first is due, the others wait behind it
-    const due = s.ctx.db
+    // their callbacks share the subscription's orderKey: written waiting, none due or in flight; the
+    // first waits for the dispatcher to place it (its next run), the others behind it for it to settle
+    const rows = s.ctx.db
       .select()
       .from(webhookDeliveries)
       .where(eq(webhookDeliveries.subscriptionId, sub.subscriptionId as string))
       .all()
-      .map((d) => d.nextAttemptAt !== null);
-    expect(due).toEqual([true, false, false, false]);
+      .map((d) => [d.nextAttemptAt, d.inFlightSince]);
+    expect(rows).toEqual([
+      [null, null],
+      [null, null],
+      [null, null],
+      [null, null],
+    ]);
+    expect(s.ctx.webhooks.nextDueAt()).toBeLessThanOrEqual(s.clock.nowMs()); // what waits to be placed goes at the next run
   });
 
   it("each subscription's charge, schedule move and callback commit together: a failure in one leaves no trace of it", () => {

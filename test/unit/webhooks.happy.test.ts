@@ -183,12 +183,13 @@ describe("webhook dispatcher: ordering", () => {
 describe("webhook dispatcher: inside a group-commit batch (the server)", () => {
   const payment = (tx: string) => () => enqueueCard(t.ctx, `${receiver.url}/hooks`, tx);
 
-  it("a webhook enqueued in a batch is written in flight and sent right after the COMMIT, as attempt 1", async () => {
+  it("a webhook enqueued in a batch is placed at its COMMIT and sent right after it, as attempt 1", async () => {
     enableGroupCommit(t.ctx.db.$client);
     const id = inTransaction(t.ctx.db, payment("tx_g1"));
-    expect(t.ctx.webhooks.inFlight).toBe(1);
-    expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // taken: nothing left for a claim
+    expect(t.ctx.webhooks.inFlight).toBe(0); // written waiting for the sender: the commit places it
+    expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // no due time: nothing for a claim
     await committed(t.ctx.db.$client);
+    expect(t.ctx.webhooks.inFlight).toBe(1); // in flight from the COMMIT on, with no claim query
     await receiver.waitFor(1);
     expect(receiver.received[0]!.headers["x-sandbox-attempt"]).toBe("1");
     expect(receiver.received[0]!.headers["x-sandbox-delivery-id"]).toBe(id);

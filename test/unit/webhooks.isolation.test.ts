@@ -88,13 +88,13 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     expect(entries.every((e) => e.status === "pending" && e.nextAttemptAt !== null)).toBe(true);
   });
 
-  it("a callback due while its destination is full is written parked and goes out in its turn, each attempt once (docs/performance.md)", async () => {
+  it("a callback whose destination is full waits parked and goes out in its turn, each attempt once (docs/performance.md)", async () => {
     const { t, silent } = await setup(2);
     for (let i = 0; i < 2; i++) enqueueCard(t.ctx, silent.url, `tx_f${i}`);
     t.ctx.work.poke();
     await silent.waitForHits(2);
     await until(() => t.ctx.webhooks.inFlight === 2);
-    // the destination is full: these are written parked (no due time), as a claim would have parked them
+    // the destination is full: these are written waiting (no due time) and parked when placed
     const later = [0, 1, 2].map((i) => enqueueCard(t.ctx, silent.url, `tx_l${i}`));
     const behind = enqueueCard(t.ctx, silent.url, "tx_l0", "REFUNDED"); // ordered behind tx_l0's: blocked, as always
     // one whose write is rolled back leaves nothing to send
@@ -107,6 +107,8 @@ describe("webhook dispatcher: one receiver cannot hold up another", () => {
     for (const id of [...later, behind]) {
       expect(t.ctx.journal.get(id)).toMatchObject({ status: "pending", nextAttemptAt: null, attempts: [] });
     }
+    await t.ctx.work.runUntil(undefined, { settle: false }); // places them: parked behind the two on the wire
+    expect(t.ctx.webhooks.inFlight).toBe(2);
     expect(t.ctx.webhooks.nextDueAt()).toBeUndefined(); // nothing is due until a request ends
     const run = t.ctx.work.runUntil();
     await silent.close(); // the two hung requests fail; the next ones are refused

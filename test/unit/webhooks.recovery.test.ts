@@ -106,11 +106,15 @@ describe("webhook delivery across a crash", () => {
     expect(server.received).toEqual([{ deliveryId: d2, attempt: "1" }]);
   });
 
-  it("a pending delivery that lost its due time while nothing is ahead of it gets one at start", async () => {
+  it("a pending delivery written but never placed (the process died first) gets a due time at start", async () => {
     const a = openCtx();
     const d1 = enqueueCard(a.ctx, server.url, "tx_o");
-    a.ctx.db.update(webhookDeliveries).set({ nextAttemptAt: null }).where(eq(webhookDeliveries.id, d1)).run();
-    expect(a.ctx.webhooks.nextDueAt()).toBeUndefined();
+    // written waiting for the sender: no due time, not in flight (a run would have placed it)
+    expect(a.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, d1)).get()).toMatchObject({
+      nextAttemptAt: null,
+      inFlightSince: null,
+      attemptCount: 0,
+    });
     a.ctx.db.$client.close();
 
     const b = openCtx(T0 + MINUTE);

@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import type { MerchantFields } from "../../platform/fixtures.js";
 
 export const merchants = sqliteTable("merchants", {
   merchantKey: text("merchant_key").primaryKey(),
@@ -18,3 +19,7 @@ export const merchants = sqliteTable("merchants", {
 
 /** A merchant as every layer sees it (docs/api.md#built-in-merchant); lives here, below the modules and webhooks that use it. */
 export type Merchant = typeof merchants.$inferSelect;
+
+/** The row and the platform's MerchantFields are one shape: a column added to one and not the other fails to compile. */
+const sameShape: [Merchant, MerchantFields] extends [MerchantFields, Merchant] ? true : never = true;
+void sameShape;

@@ -3,6 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/env.js";
 import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonResponse } from "../../http/schemas.js";
 import { SandboxError } from "../../platform/errors.js";
 import { apmRequestExample } from "./apm.examples.js";
@@ -100,6 +101,7 @@ export const createApmPaymentRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createApmPaymentRoute, { faults: "payment" });
 
 export const apmStatusRoute = readRoute({
   operationId: "getApmPaymentStatus",
@@ -140,6 +142,7 @@ export const createApmPayoutRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createApmPayoutRoute, { faults: "payout" });
 
 export const apmPayoutInfoRoute = readRoute({
   operationId: "getApmPayoutInfo",

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
+import { openRoute } from "../../http/route-use.js";
 import { renderMessage } from "../../http/shopper-page.js";
 import { SandboxError } from "../../platform/errors.js";
 import { formatAmount } from "../../platform/money.js";
@@ -68,7 +69,8 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPage
       }
     });
 
-    app.openapi(
+    openRoute(
+      app,
       answerRoute,
       (c) => {
         const { id } = c.req.valid("param");

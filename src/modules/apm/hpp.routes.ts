@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { pathParam } from "../../http/schemas.js";
 import { oneOf } from "../../http/wire.js";
 
@@ -17,7 +18,7 @@ export const ShopperAnswerSchema = z
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
-/** The pages' names in operationIds (docs/api.md#operation-ids): `getHostedPaymentPage`, `submitQrPage`. */
+/** The pages' names in operationIds (docs/api.md#openapi-and-sdks): `getHostedPaymentPage`, `submitQrPage`. */
 const OPERATION_NAMES = { hpp: "HostedPaymentPage", qr: "QrPage" } as const;
 
 const pageRoute = (page: "hpp" | "qr", summary: string) =>
@@ -63,8 +64,10 @@ export const hppPageRoute = pageRoute(
   "The hosted payment page (HTML, no auth): the apmPayload fields still missing, two outcome buttons",
 );
 export const hppAnswerRoute = answerRoute("hpp");
+declare(hppAnswerRoute, { recorded: "hpp" });
 export const qrPageRoute = pageRoute(
   "qr",
   "The QR page of a UPI_QR / PIX_QR pay-in (HTML, no auth): the QR image, its deep link, two outcome buttons",
 );
 export const qrAnswerRoute = answerRoute("qr");
+declare(qrAnswerRoute, { recorded: "qr" });

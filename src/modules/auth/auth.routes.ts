@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody } from "../../http/schemas.js";
 import { AuthRequestSchema, AuthResponseSchema } from "./auth.wire.js";
 
@@ -15,3 +16,4 @@ export const authRoute = createRoute({
     ...errorResponses(400, 401),
   },
 });
+declare(authRoute, { recorded: false });

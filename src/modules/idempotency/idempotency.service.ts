@@ -3,6 +3,10 @@
  * create endpoint. The stored response and its unique key are written in the same database
  * transaction as the create, so a duplicate — sequential or concurrent — never creates twice:
  * the same body replays the first response (HTTP 200), another body is a 409.
+ *
+ * Two ways to write the key: a create that writes a transaction puts it in that one statement
+ * (`replay` first, then the lifecycle's create with its key: src/modules/transactions/transactions.repo.ts);
+ * any other create runs inside `run`, which writes it beside the create in one savepoint.
  */
 import { type Db, inTransaction } from "../../db/client.js";
 import { preparedInsert } from "../../db/insert.js";
@@ -152,22 +156,35 @@ export class IdempotencyService {
     this.insert = preparedInsert(deps.db.$client, idempotencyKeys);
   }
 
+  /** The hash a request body is kept under: card numbers and secrets reduced first (hashedForm). */
+  hash(requestBody: unknown): string {
+    return sha256Hex(hashedForm(requestBody) ?? "null");
+  }
+
+  /**
+   * Inside the caller's transaction or batch: the first response kept under `key`, or undefined when
+   * there is none; 409 when it was kept for another body.
+   */
+  replay<T>(key: IdempotencyKey, bodyHash: string): T | undefined {
+    const existing = this.find.get(key.merchantKey, key.operation, key.requestId) as [string, string] | undefined;
+    if (!existing) return undefined;
+    if (existing[0] !== bodyHash) {
+      throw asBehaviour(conflict("requestId already used with different parameters"), IDEMPOTENCY.conflict.id);
+    }
+    const body = JSON.parse(existing[1]) as T;
+    (this.deps.seen ?? UNSEEN)(IDEMPOTENCY.replayed.id, { ...answerIds(body), at: this.deps.clock.nowMs() });
+    return body;
+  }
+
   /**
    * Runs `create` (synchronous, no I/O) inside one IMMEDIATE transaction with the key check and
    * the key write. If `create` throws, nothing is stored and the requestId stays free.
    */
   run<T>(key: IdempotencyKey, requestBody: unknown, create: () => T): IdempotentResult<T> {
-    const bodyHash = sha256Hex(hashedForm(requestBody) ?? "null");
+    const bodyHash = this.hash(requestBody);
     return inTransaction(this.deps.db, () => {
-      const existing = this.find.get(key.merchantKey, key.operation, key.requestId) as [string, string] | undefined;
-      if (existing) {
-        if (existing[0] !== bodyHash) {
-          throw asBehaviour(conflict("requestId already used with different parameters"), IDEMPOTENCY.conflict.id);
-        }
-        const body = JSON.parse(existing[1]) as T;
-        (this.deps.seen ?? UNSEEN)(IDEMPOTENCY.replayed.id, { ...answerIds(body), at: this.deps.clock.nowMs() });
-        return { body, replayed: true };
-      }
+      const first = this.replay<T>(key, bodyHash);
+      if (first !== undefined) return { body: first, replayed: true };
       const body = create();
       this.insert({ ...key, bodyHash, httpStatus: 200, response: JSON.stringify(body), createdAt: this.deps.clock.nowMs() });
       return { body, replayed: false };

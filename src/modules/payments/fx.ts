@@ -18,10 +18,11 @@ export interface FxResult {
 export class FxRates {
   private table: Map<string, number> | undefined;
 
-  constructor(private readonly scenarios: ScenarioService) {
-    scenarios.onChange(() => {
-      this.table = undefined;
-    });
+  constructor(private readonly scenarios: ScenarioService) {}
+
+  /** The scenarios changed (the composition root registers this with them): the rates are read again. */
+  forget(): void {
+    this.table = undefined;
   }
 
   /** Units of `currency` per 1 EUR, or undefined when no rate is known. */

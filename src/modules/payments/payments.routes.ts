@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { cardPaymentRecogniser } from "./payments.recogniser.js";
 import { CardInfoSchema, CardPaymentRequestSchema, CardPaymentResponseSchema, CardStatusSchema } from "./payments.wire.js";
@@ -18,6 +19,7 @@ export const createCardPaymentRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createCardPaymentRoute, { faults: "payment" });
 
 export const cardStatusRoute = readRoute({
   operationId: "getCardPaymentStatus",

@@ -12,7 +12,7 @@
  * - a PROCESSING outcome without `completeAfter` waits for the complete call forever.
  */
 import type { Db } from "../../db/client.js";
-import { inTransaction } from "../../db/client.js";
+import { inBatch, inTransaction } from "../../db/commit.js";
 import type { Clock } from "../../platform/clock.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
@@ -24,10 +24,11 @@ import type { Merchant } from "../merchants/merchants.service.js";
 import { requireOwnMerchant } from "../merchants/merchants.service.js";
 import { DECLINE, deadlineOf, declineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
+import type { KeyColumns } from "../transactions/transactions.repo.js";
 import { type CardOnFile, cardColumns, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
 import type { CardCallback, CardInfo, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
-import { presentCallback, presentResponse } from "./present.js";
+import { presentCallback } from "./present.js";
 
 export { CHALLENGE_TIMEOUT_MS, DECLINE } from "../transactions/lifecycle.js";
 
@@ -80,37 +81,43 @@ export class PaymentService {
   /**
    * docs/cards.md, the one use case behind POST /payments/card: the merchant's own mid, the amount
    * at the currency's precision and the card checked first (400 naming the field, nothing written),
-   * then, idempotently on requestId (operation "card_payment"), the authorization.
+   * then, idempotently on requestId (operation "card_payment"), the authorization: the first answer
+   * kept under the requestId is replayed, else the payment is decided and written with its event,
+   * its callback and its key in one statement (no savepoint: src/db/commit.ts `inSqliteBatch`).
    */
   createCardPayment(merchant: Merchant, body: CardPaymentRequest): IdempotentResult<CardPaymentResponse> {
     requireOwnMerchant(merchant, "mid", body.mid);
     const amountMinor = parseAmount(body.amount, body.currency);
     const card = readCard(body.card, this.deps.outcomes, this.deps.clock);
-    return this.deps.idempotency.run(
-      { merchantKey: merchant.merchantKey, operation: "card_payment", requestId: body.requestId },
-      body,
-      () =>
-        presentResponse(
-          this.authorize({
-            merchant,
-            kind: "card_payment",
-            requestId: body.requestId,
-            card,
-            amountMinor,
-            currency: body.currency,
-            flow: "payment",
-            threeDSRequested: body.card.requestThreeDSecure,
-            callbackUrl: body.callbackUrl ?? null,
-            successRedirectUrl: body.successRedirectUrl ?? null,
-            failureRedirectUrl: body.failureRedirectUrl ?? null,
-            lang: body.lang,
-            billingDetails: body.billingDetails,
-            order: body.order,
-            device: body.device,
-            metadata: body.metadata ?? null,
-          }),
-        ),
-    );
+    const { idempotency } = this.deps;
+    const key = { merchantKey: merchant.merchantKey, operation: "card_payment", requestId: body.requestId };
+    const bodyHash = idempotency.hash(body);
+    return inBatch(this.deps.db, () => {
+      const first = idempotency.replay<CardPaymentResponse>(key, bodyHash);
+      if (first !== undefined) return { body: first, replayed: true };
+      const { response } = this.decide(
+        {
+          merchant,
+          kind: "card_payment",
+          requestId: body.requestId,
+          card,
+          amountMinor,
+          currency: body.currency,
+          flow: "payment",
+          threeDSRequested: body.card.requestThreeDSecure,
+          callbackUrl: body.callbackUrl ?? null,
+          successRedirectUrl: body.successRedirectUrl ?? null,
+          failureRedirectUrl: body.failureRedirectUrl ?? null,
+          lang: body.lang,
+          billingDetails: body.billingDetails,
+          order: body.order,
+          device: body.device,
+          metadata: body.metadata ?? null,
+        },
+        { operation: "card_payment", bodyHash },
+      );
+      return { body: response, replayed: false };
+    });
   }
 
   /**
@@ -119,6 +126,18 @@ export class PaymentService {
    * and hands the row to the lifecycle (its callback, the deadline of a waiting state).
    */
   authorize(input: AuthorizeInput): PaymentResult {
+    const { response, row } = this.decide(input);
+    return Object.assign(response, { row });
+  }
+
+  /**
+   * The authorization itself: the outcome, the row, the create's answer and its callback, written by
+   * the lifecycle in one statement with `key` (the create's idempotency key, kept with that answer).
+   */
+  private decide(
+    input: AuthorizeInput,
+    key?: Omit<KeyColumns, "response">,
+  ): { response: CardPaymentResponse; row: TransactionRow } {
     const { merchant, card } = input;
     const now = this.deps.clock.nowMs();
     const id = this.deps.ids.next("transaction");
@@ -135,38 +154,41 @@ export class PaymentService {
     const status = spec.status;
     const declineCode = declineOf(spec);
     const due = deadlineOf(spec, now);
-    const row = this.deps.lifecycle.create(
-      newTransactionRow(now, {
-        id,
-        merchantKey: merchant.merchantKey,
-        kind: input.kind,
-        requestId: input.requestId,
-        status,
-        declineCode,
-        ...cardColumns(card),
-        tokenId: input.tokenId ?? null,
-        subscriptionId: input.subscriptionId ?? null,
-        ...amountColumns(input.amountMinor, input.currency, fx),
-        threeDs: status === "CUSTOMER_VERIFICATION",
-        lang: input.lang ?? null,
-        callbackUrl: input.callbackUrl,
-        successRedirectUrl: input.successRedirectUrl,
-        failureRedirectUrl: input.failureRedirectUrl,
-        billingDetails: input.billingDetails ?? null,
-        orderData: input.order ?? null,
-        device: input.device ?? null,
-        metadata: input.metadata ?? null,
-        ...due,
-      }),
-      merchant,
-    );
-    const result: PaymentResult = { transactionId: id, transactionStatus: status, row };
-    if (declineCode !== null) result.declineCode = declineCode;
+    const row = newTransactionRow(now, {
+      id,
+      merchantKey: merchant.merchantKey,
+      kind: input.kind,
+      requestId: input.requestId,
+      status,
+      declineCode,
+      ...cardColumns(card),
+      tokenId: input.tokenId ?? null,
+      subscriptionId: input.subscriptionId ?? null,
+      ...amountColumns(input.amountMinor, input.currency, fx),
+      threeDs: status === "CUSTOMER_VERIFICATION",
+      lang: input.lang ?? null,
+      callbackUrl: input.callbackUrl,
+      successRedirectUrl: input.successRedirectUrl,
+      failureRedirectUrl: input.failureRedirectUrl,
+      billingDetails: input.billingDetails ?? null,
+      orderData: input.order ?? null,
+      device: input.device ?? null,
+      metadata: input.metadata ?? null,
+      ...due,
+    });
+    // the create's answer (docs/cards.md): optional fields only when they apply
+    const response: CardPaymentResponse = { transactionId: id, transactionStatus: status };
+    if (declineCode !== null) response.declineCode = declineCode;
     if (status === "CUSTOMER_VERIFICATION") {
-      result.challengeUrl = this.challengeUrl(id);
-      result.challengeUrlIframe = `${result.challengeUrl}?mode=iframe`;
+      response.challengeUrl = this.challengeUrl(id);
+      response.challengeUrlIframe = `${response.challengeUrl}?mode=iframe`;
     }
-    return result;
+    this.deps.lifecycle.create(row, merchant, {
+      // presented here, where its kind is known: the lifecycle below calls nothing back up
+      callback: row.callbackUrl ? presentCallback(row, merchant) : undefined,
+      key: key ? { operation: key.operation, bodyHash: key.bodyHash, response: JSON.stringify(response) } : undefined,
+    });
+    return { response, row };
   }
 
   /** Card payment info (docs/cards.md): the callback shape with declineCode and refundedAmount. */

@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
+import { openRoute } from "../../http/route-use.js";
 import { renderMessage } from "../../http/shopper-page.js";
 import { SandboxError } from "../../platform/errors.js";
 import { formatAmount } from "../../platform/money.js";
@@ -40,7 +41,8 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: Payme
     }
   });
 
-  app.openapi(
+  openRoute(
+    app,
     challengeAnswerRoute,
     (c) => {
       const { id } = c.req.valid("param");

@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { pathParam } from "../../http/schemas.js";
 import { oneOf } from "../../http/wire.js";
 
@@ -47,3 +48,4 @@ export const challengeAnswerRoute = createRoute({
     409: html("Already answered, or no longer waiting for the customer"),
   },
 });
+declare(challengeAnswerRoute, { recorded: "threeDS" });

@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { PayoutInfoSchema, PayoutRequestSchema, PayoutResponseSchema, PayoutStatusSchema } from "./payouts.wire.js";
 
@@ -17,6 +18,7 @@ export const createPayoutRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createPayoutRoute, { faults: "payout" });
 
 export const payoutStatusRoute = readRoute({
   operationId: "getCardPayoutStatus",

@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { RefundInfoSchema, RefundRequestSchema, RefundResponseSchema, RefundStatusSchema } from "./refunds.wire.js";
 
@@ -17,6 +18,7 @@ export const createRefundRoute = createRoute({
     ...errorResponses(400, 401, 404, 409, 413),
   },
 });
+declare(createRefundRoute, { faults: "refund" });
 
 export const refundStatusRoute = readRoute({
   operationId: "getRefundStatus",

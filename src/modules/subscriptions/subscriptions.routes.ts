@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody, jsonResponse, pathParam } from "../../http/schemas.js";
 import {
   CreateSubscriptionRequestSchema,
@@ -28,6 +29,7 @@ export const createSubscriptionRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(createSubscriptionRoute, { faults: "recurring_first" });
 
 export const getSubscriptionRoute = createRoute({
   operationId: "getSubscription",

@@ -1,4 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
+import { declare } from "../../http/route-use.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { CardPaymentResponseSchema } from "../payments/payments.wire.js";
 import { ChargeRequestSchema, TokenizeRequestSchema, TokenSchema } from "./tokens.wire.js";
@@ -30,3 +31,4 @@ export const chargeRoute = createRoute({
     ...errorResponses(400, 401, 409, 413),
   },
 });
+declare(chargeRoute, { faults: "payment" });

@@ -5,10 +5,11 @@
  * and the control plane's complete call. What differs per kind — its callback shape, signer row,
  * the query added to callbackUrl — is its KindDescriptor, registered in the composition root.
  *
- * Every method that changes state runs inside the caller's database transaction (or opens one) and
- * enqueues the webhook in it (the transactional outbox); the outbox wakes the dispatcher after commit. Every
- * status it writes, the first included, is checked against the kind's table (transitions.ts), which
- * docs/lifecycles.md draws: a move the table lacks throws an internal error before anything is written.
+ * Every method that changes state runs inside the caller's database transaction (or batch) and writes
+ * the change with its side effects in one statement (transactions.repo.ts): the `transaction` event
+ * and the callback's delivery (the transactional outbox; the dispatcher places it at the commit).
+ * Every status it writes, the first included, is checked against the kind's table (transitions.ts),
+ * which docs/lifecycles.md draws: a move the table lacks throws an internal error before anything is written.
  *
  * LIMITATIONS:
  * - a waiting outcome without a deadline (PROCESSING with no `completeAfter`) waits for the complete
@@ -23,10 +24,10 @@ import { addDuration, parseDuration } from "../../platform/duration.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import { type OutcomeSpec, TEST_CARDS } from "../../platform/fixtures.js";
 import type { DueWork } from "../../scheduler/due-work.js";
-import type { Outbox } from "../../webhooks/outbox.js";
+import type { EnqueueInput, Outbox } from "../../webhooks/outbox.js";
 import type { CallbackKind } from "../../webhooks/signer.js";
 import { KIND_FACTS, type TransactionKind } from "./kinds.js";
-import { type DueSet, type TransactionRow, TransactionsRepo } from "./transactions.repo.js";
+import { type DueSet, type KeyColumns, type TransactionRow, TransactionsRepo } from "./transactions.repo.js";
 import type { CompleteRequest, CompleteResponse } from "./transactions.wire.js";
 import { assertMove, START, type TransactionVia } from "./transitions.js";
 
@@ -99,8 +100,16 @@ export interface KindDescriptor {
 /** Runs inside the settling transaction whenever a waiting transaction reaches its final status. */
 export type SettledListener = (row: TransactionRow) => void;
 
-/** Runs inside the transaction of every status change, the creation included (the live events, docs/events.md). */
-export type ChangeListener = (row: TransactionRow, merchant: Merchant) => void;
+/** What a create writes with its row besides the row's own event. */
+export interface CreateEffects {
+  /**
+   * The first status's callback body, presented by the service that creates the row (it knows its
+   * kind): else the kind's descriptor presents it.
+   */
+  callback?: Record<string, unknown>;
+  /** The create's idempotency key, written with the row (src/modules/idempotency/). */
+  key?: KeyColumns;
+}
 
 export interface LifecycleDeps {
   db: Db;
@@ -160,7 +169,6 @@ export class TransactionLifecycle implements DueWork {
   private readonly repo: TransactionsRepo;
   private readonly kinds = new Map<string, KindDescriptor>();
   private readonly listeners: SettledListener[] = [];
-  private readonly changeListeners: ChangeListener[] = [];
 
   constructor(private readonly deps: LifecycleDeps) {
     this.repo = new TransactionsRepo(deps.db);
@@ -174,17 +182,20 @@ export class TransactionLifecycle implements DueWork {
     this.listeners.push(listener);
   }
 
-  /** Every status change of every kind passes here (create and transition): the one hook for all of them. */
-  onChange(listener: ChangeListener): void {
-    this.changeListeners.push(listener);
-  }
-
-  /** Inside a transaction: a new row, with the callback of its first status. */
-  create(row: TransactionRow, merchant: Merchant): TransactionRow {
+  /**
+   * Inside a transaction or a batch: a new row, with its event, the callback of its first status and
+   * `effects.key`, all in one statement (one a merchant with webhook chaos needs a transaction for:
+   * its deliveries are written apart, src/webhooks/chaos.ts).
+   */
+  create(row: TransactionRow, merchant: Merchant, effects: CreateEffects = {}): TransactionRow {
     assertMove(row.kind, START, row.status, "create");
-    this.repo.insert(row);
-    this.notify(row, merchant, true);
-    for (const l of this.changeListeners) l(row, merchant);
+    const callback = this.callbackOf(row, merchant, true, effects.callback);
+    if (callback && merchant.webhookChaos) {
+      inTransaction(this.deps.db, () => {
+        this.repo.create(row, undefined, effects.key);
+        this.deps.outbox.enqueue(callback);
+      });
+    } else this.repo.create(row, callback && this.deps.outbox.prepare(callback), effects.key);
     return row;
   }
 
@@ -238,11 +249,14 @@ export class TransactionLifecycle implements DueWork {
   ): TransactionRow {
     assertMove(row.kind, row.status, status, via);
     const now = this.deps.clock.nowMs();
-    this.repo.setStatus(row.id, { status, declineCode, updatedAt: now, ...due });
-    const updated: TransactionRow = { ...row, status, declineCode, updatedAt: now, ...due };
+    const set = { status, declineCode, updatedAt: now, ...due };
+    const updated: TransactionRow = { ...row, ...set };
     const merchant = this.merchantOf(updated);
-    this.notify(updated, merchant);
-    for (const l of this.changeListeners) l(updated, merchant);
+    const callback = this.callbackOf(updated, merchant, false);
+    if (callback && merchant.webhookChaos) {
+      this.repo.move(row.id, set, undefined);
+      this.deps.outbox.enqueue(callback);
+    } else this.repo.move(row.id, set, callback && this.deps.outbox.prepare(callback));
     return updated;
   }
 
@@ -296,22 +310,26 @@ export class TransactionLifecycle implements DueWork {
     return m;
   }
 
-  /** The callback of the row's current status, when it has a callbackUrl. */
-  private notify(row: TransactionRow, merchant: Merchant, first = false): void {
-    if (!row.callbackUrl) return;
+  /** The callback of the row's current status, when it has a callbackUrl: its body given, or its kind's. */
+  private callbackOf(
+    row: TransactionRow,
+    merchant: Merchant,
+    first: boolean,
+    body?: Record<string, unknown>,
+  ): EnqueueInput | undefined {
+    if (!row.callbackUrl) return undefined;
     const d = this.kinds.get(row.kind);
     if (!d) throw new Error(`transaction kind ${row.kind} has no descriptor`);
-    const apmType = d.callback.apmType?.(row);
-    this.deps.outbox.enqueue({
+    return {
       merchant,
       kind: d.callback.kind,
       callbackUrl: row.callbackUrl,
       paymentMethod: KIND_FACTS[d.kind].paymentMethod,
-      ...(apmType ? { apmType } : {}),
+      apmType: d.callback.apmType?.(row) || undefined,
       transactionId: row.id,
       first,
       eventStatus: row.status,
-      body: d.callback.present(row, merchant),
-    });
+      body: body ?? d.callback.present(row, merchant),
+    };
   }
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, isNotNull, lte, min, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { preparedInsert } from "../../db/insert.js";
+import { preparedWrite } from "../../db/insert.js";
 import { lazy } from "../../db/lazy.js";
 import { transactions } from "../../db/schema/index.js";
 
@@ -21,17 +21,44 @@ export interface DueSet {
   dueDeclineCode: number | null;
 }
 
+/** A callback's delivery, written with the change's own statement (src/webhooks/outbox.ts `prepare` makes it). */
+export interface DeliveryColumns {
+  id: string;
+  kind: string;
+  orderKey: string;
+  url: string;
+  headers: string;
+  body: string;
+}
+
+/** A create's idempotency key (src/modules/idempotency/): its operation, the body's hash and the first answer, as JSON. */
+export interface KeyColumns {
+  operation: string;
+  bodyHash: string;
+  response: string;
+}
+
 /** Sums of a payment's refunds that are not FAILED (order and processed currency, minor units). */
 export interface RefundTotals {
   orderAmount: number;
   processedAmount: number;
 }
 
-/** The one repo over the transactions table, every kind. Prepared once: the create paths run these per request. */
+/** The side-effect columns of migration 0009's writes, after the row's own. */
+const DELIVERY = ["wh_id", "wh_kind", "wh_order_key", "wh_url", "wh_headers", "wh_body"] as const;
+const KEY = ["idem_operation", "idem_body_hash", "idem_response"] as const;
+
+/**
+ * The one repo over the transactions table, every kind. Prepared once: the create paths run these
+ * per request. A new row and a status change are each one statement with their side effects
+ * (migration 0009): the `transaction` event, the callback's delivery, a create's idempotency key.
+ */
 export class TransactionsRepo {
-  private readonly insertStmt;
+  private readonly writeStmt;
+  private readonly moveStmt;
+  /** The side-effect values of a write, filled in place (one array for every write). */
+  private readonly extra: unknown[] = new Array(DELIVERY.length + KEY.length).fill(null);
   private readonly byIdStmt;
-  private readonly setStatusStmt;
   private readonly setDueStmt;
   private readonly setDetailsStmt;
   private readonly nextDueStmt;
@@ -40,25 +67,20 @@ export class TransactionsRepo {
   private readonly succeededRefundsStmt;
 
   constructor(db: Db) {
-    this.insertStmt = preparedInsert(db.$client, t);
+    this.writeStmt = preparedWrite(db.$client, t, { into: "transaction_writes", extra: [...DELIVERY, ...KEY] });
+    this.moveStmt = lazy(() =>
+      db.$client.prepare(
+        `INSERT INTO transaction_moves (id, status, decline_code, due_at, due_status, due_decline_code, updated_at, ${DELIVERY.join(", ")}) VALUES (${Array(
+          7 + DELIVERY.length,
+        )
+          .fill("?")
+          .join(", ")})`,
+      ),
+    );
     this.byIdStmt = lazy(() =>
       db
         .select()
         .from(t)
-        .where(eq(t.id, ph("id")))
-        .prepare(),
-    );
-    this.setStatusStmt = lazy(() =>
-      db
-        .update(t)
-        .set({
-          status: sql`${ph("status")}`,
-          declineCode: sql`${ph("declineCode")}`,
-          dueAt: sql`${ph("dueAt")}`,
-          dueStatus: sql`${ph("dueStatus")}`,
-          dueDeclineCode: sql`${ph("dueDeclineCode")}`,
-          updatedAt: sql`${ph("updatedAt")}`,
-        })
         .where(eq(t.id, ph("id")))
         .prepare(),
     );
@@ -114,17 +136,38 @@ export class TransactionsRepo {
     );
   }
 
-  insert(row: TransactionRow): void {
-    this.insertStmt(row);
+  /** A new row, its event, and (when given) its callback's delivery and the create's idempotency key: one statement. */
+  create(row: TransactionRow, delivery: DeliveryColumns | undefined, key: KeyColumns | undefined): void {
+    const x = this.extra;
+    setDelivery(x, delivery);
+    x[6] = key?.operation ?? null;
+    x[7] = key?.bodyHash ?? null;
+    x[8] = key?.response ?? null;
+    this.writeStmt(row, x);
+  }
+
+  /** A new status and the deadline that now applies (none for a final status), its event, and (when given) its callback's delivery: one statement. */
+  move(id: string, set: StatusSet & DueSet, delivery: DeliveryColumns | undefined): void {
+    const d = delivery;
+    this.moveStmt.run(
+      id,
+      set.status,
+      set.declineCode,
+      set.dueAt,
+      set.dueStatus,
+      set.dueDeclineCode,
+      set.updatedAt,
+      d?.id ?? null,
+      d?.kind ?? null,
+      d?.orderKey ?? null,
+      d?.url ?? null,
+      d?.headers ?? null,
+      d?.body ?? null,
+    );
   }
 
   byId(id: string): TransactionRow | undefined {
     return this.byIdStmt.get({ id });
-  }
-
-  /** A new status, and the deadline that now applies (none for a final status). */
-  setStatus(id: string, set: StatusSet & DueSet): void {
-    this.setStatusStmt.run({ id, ...set });
   }
 
   setDue(id: string, due: DueSet): void {
@@ -148,4 +191,13 @@ export class TransactionsRepo {
     const stmt = only === "SUCCEED" ? this.succeededRefundsStmt : this.refundTotalsStmt;
     return stmt.get({ parentId }) ?? { orderAmount: 0, processedAmount: 0 };
   }
+}
+
+function setDelivery(x: unknown[], d: DeliveryColumns | undefined): void {
+  x[0] = d?.id ?? null;
+  x[1] = d?.kind ?? null;
+  x[2] = d?.orderKey ?? null;
+  x[3] = d?.url ?? null;
+  x[4] = d?.headers ?? null;
+  x[5] = d?.body ?? null;
 }

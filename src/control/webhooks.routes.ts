@@ -1,11 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
+import { declare } from "../http/route-use.js";
 import { ADMIN_SECURITY, errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
 import { TRANSACTION_STATUSES } from "../modules/transactions/transitions.js";
+import { CHAOS_MODES } from "../webhooks/chaos.js";
+import type { CallbackKind } from "../webhooks/signer.js";
 import { CALLBACKS } from "./callbacks.routes.js";
-import { CHAOS_MODES } from "./chaos.js";
-import type { CallbackKind } from "./signer.js";
 
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
@@ -81,6 +82,7 @@ export const webhookJournalRoute = createRoute({
   request: { query: WebhookJournalQuerySchema },
   responses: { 200: jsonResponse(z.array(WebhookDeliverySchema), "Deliveries with their attempts"), ...errorResponses(400, 401) },
 });
+declare(webhookJournalRoute, { recorded: "request" });
 
 export const webhookDeliveryRoute = createRoute({
   operationId: "getWebhookDelivery",
@@ -92,6 +94,7 @@ export const webhookDeliveryRoute = createRoute({
   request: { params: pathParam("id") },
   responses: { 200: jsonResponse(WebhookDeliverySchema, "The delivery"), ...errorResponses(401, 404) },
 });
+declare(webhookDeliveryRoute, { recorded: "request" });
 
 export const ReplayRequestSchema = z
   .strictObject({
@@ -113,3 +116,4 @@ export const webhookReplayRoute = createRoute({
   },
   responses: { 201: jsonResponse(WebhookDeliverySchema, "The new delivery, due now"), ...errorResponses(400, 401, 404) },
 });
+declare(webhookReplayRoute, { recorded: "request" });

@@ -1,7 +1,8 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
-import type { WebhookDispatcher } from "./dispatcher.js";
-import type { JournalEntry, WebhookJournal } from "./journal.js";
+import { openRoute } from "../http/route-use.js";
+import type { WebhookDispatcher } from "../webhooks/dispatcher.js";
+import type { JournalEntry, WebhookJournal } from "../webhooks/journal.js";
 import {
   type WebhookDeliveryResponse,
   webhookDeliveryRoute,
@@ -20,17 +21,17 @@ export function registerWebhooks(
   ctx: { journal: WebhookJournal; webhooks: Pick<WebhookDispatcher, "settled"> },
 ) {
   // reads wait for the answers already read to be recorded (docs/webhooks.md)
-  app.openapi(webhookJournalRoute, async (c) => {
+  openRoute(app, webhookJournalRoute, async (c) => {
     await ctx.webhooks.settled();
     return c.json(ctx.journal.list(c.req.valid("query")).map(typed), 200);
   });
 
-  app.openapi(webhookDeliveryRoute, async (c) => {
+  openRoute(app, webhookDeliveryRoute, async (c) => {
     await ctx.webhooks.settled();
     return c.json(typed(ctx.journal.get(c.req.valid("param").id)), 200);
   });
 
-  app.openapi(webhookReplayRoute, (c) =>
+  openRoute(app, webhookReplayRoute, (c) =>
     c.json(typed(ctx.journal.replay(c.req.valid("param").id, c.req.valid("json") ?? {})), 201),
   );
 }

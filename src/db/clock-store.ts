@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client.js";
-import { sandboxState, transactions, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 import type { Clock } from "../platform/clock.js";
+import type { Db } from "./client.js";
+import { sandboxState, transactions, webhookAttempts, webhookDeliveries } from "./schema/index.js";
 
 const KEY = "clock_now_ms";
 

@@ -12,7 +12,7 @@ import { CardCallbackSchema } from "../modules/payments/payments.wire.js";
 import { PayoutInfoSchema } from "../modules/payouts/payouts.wire.js";
 import { RefundCallbackSchema } from "../modules/refunds/refunds.wire.js";
 import { SubscriptionCallbackSchema } from "../modules/subscriptions/subscriptions.wire.js";
-import { type CallbackKind, SIGNED_FIELDS } from "./signer.js";
+import { type CallbackKind, SIGNED_FIELDS } from "../webhooks/signer.js";
 
 /** Each callback kind of the signer table: its body, its name in the document, and who sends it. */
 export const CALLBACKS = {
@@ -58,7 +58,7 @@ const queryOf = (kind: CallbackKind) =>
       : {}),
   });
 
-/** The document's `webhooks`: one POST per callback kind, operationId = its name (docs/api.md#operation-ids). */
+/** The document's `webhooks`: one POST per callback kind, operationId = its name (docs/api.md#openapi-and-sdks). */
 export function registerCallbackDocs(app: OpenAPIHono<AppEnv>): void {
   for (const kind of CALLBACK_KINDS) {
     const c = CALLBACKS[kind];
