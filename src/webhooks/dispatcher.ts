@@ -269,6 +269,10 @@ export class WebhookDispatcher implements DueWork, Answers, CommitListener {
    * are recorded (rejects if recording failed); undefined when nothing is in flight.
    */
   pending(): Promise<void> | undefined {
+    // what the run itself wrote (a charge's webhook) goes in flight at its batch's COMMIT, which
+    // group commit holds to the end of the turn: committed now, it is waited for like the others,
+    // so a settling advance answers only once it has its answer (docs/control-plane.md#time-travel)
+    if (this.outbox.hasWritten && !this.stopped) commitNow(this.db.$client);
     return this.results.pending();
   }
 

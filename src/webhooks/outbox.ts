@@ -180,6 +180,11 @@ export class Outbox {
     return d.id;
   }
 
+  /** Whether anything was written for the sender since the last `written()` (its COMMIT is still to come). */
+  get hasWritten(): boolean {
+    return this.written_.length > 0 || this.claim;
+  }
+
   /** What was written for the sender since the last call (the dispatcher, at each commit). */
   written(): Written {
     const out = { deliveries: this.written_, claim: this.claim };
