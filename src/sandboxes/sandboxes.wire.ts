@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { isoDuration, isoInstant } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
+import { StorageSchema } from "../snapshots/snapshots.wire.js";
 
 export const CreateSandboxSchema = z
   .strictObject({
@@ -27,6 +28,10 @@ export const CreateSandboxSchema = z
         "A fork: `root` or a sandbox id; the new sandbox starts as a copy of its state at this instant, its clock at the same now (not with startTime or scenario; docs/snapshots.md)",
       example: "sbx_0Ab1Cd2Ef3Gh4Ij5Kl6M",
     }),
+    storage: StorageSchema.optional().openapi({
+      description:
+        "`memory`: faster, and gone when the server stops; `file`: survives a restart (default: the server's SANDBOX_STORAGE, file on a database file; docs/parallel-suites.md#storage)",
+    }),
   })
   .openapi("CreateSandboxRequest");
 
@@ -39,6 +44,7 @@ export const SandboxSchema = z
     createdAt: instant(),
     lastUsedAt: instant(),
     expiresAt: instant("Real time at which it is deleted unless used before"),
+    storage: StorageSchema,
   })
   .openapi("Sandbox");
 

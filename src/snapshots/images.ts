@@ -1,20 +1,20 @@
 /**
- * Database images of sandboxes (docs/snapshots.md): taken from a running one, checked and brought up to
- * date when they come from a file, and made into a copy's starting state. A fresh sandbox, a fork and
- * a loaded snapshot all open from an image (src/sandboxes/open-spec.ts); only these steps differ.
+ * Database images of sandboxes (docs/snapshots.md): a running one's state as a snapshot file, a
+ * copy's first open settled (what must not carry over from its source), and a copy's reset back to
+ * its image. Where images come from: source-images.ts (a running sandbox's, once per state) and
+ * load.ts (a snapshot file's, checked by the image thread).
  */
 import type Database from "better-sqlite3";
 import { eq } from "drizzle-orm";
 import { ClockStore } from "../control/clock-store.js";
-import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { appliedMigrations, type Db, inTransaction, journalImage } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 import { Sqlite } from "../db/sqlite-driver.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
-import { badRequest } from "../platform/errors.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
-import { readSnapshot, type Snapshot, type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
+import { type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
 
 /** A sandbox's state at one instant: its database image and its clock's now. */
 export interface State {
@@ -41,47 +41,6 @@ export function migrationsOf(sqlite: Database.Database): number {
 /** `GET /_sandbox/snapshot`: the file of a state. */
 export function snapshotFile(state: State, meta: Omit<SnapshotMeta, "now">, migrations: number): Buffer {
   return writeSnapshot({ migrations, nowMs: state.nowMs, meta: { now: toIso(state.nowMs), ...meta }, image: state.image });
-}
-
-const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
-
-/**
- * A snapshot file as a state this build opens, or a 400 saying why not: an older schema is migrated
- * (the migrations it lacks run on it), a newer one or a database that is not ours is refused.
- */
-export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta } {
-  const snap: Snapshot = readSnapshot(bytes);
-  const ours = migrationHashes();
-  if (snap.migrations > ours.length) {
-    throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
-  }
-  let image: Buffer = Buffer.from(snap.image);
-  let sqlite: Database.Database;
-  try {
-    sqlite = new Sqlite(journalImage(image));
-  } catch {
-    throw refused("its database is not a SQLite database");
-  }
-  try {
-    let applied: string[];
-    try {
-      applied = appliedMigrations(sqlite);
-    } catch {
-      throw refused("its database is not a SQLite database");
-    }
-    if (applied.length !== snap.migrations || applied.some((h, i) => h !== ours[i])) {
-      throw refused("its database is not a paysandbox database (its migrations differ from this server's)");
-    }
-  } finally {
-    sqlite.close();
-  }
-  if (snap.migrations < ours.length) {
-    // an older schema: the migrations it lacks run over it
-    const db = openDb(":memory:", { image, migrated: false });
-    image = db.$client.serialize();
-    db.$client.close();
-  }
-  return { state: { image, nowMs: snap.nowMs }, meta: snap.meta };
 }
 
 /** Where a copy keeps the now it was made at, which its `reset {"snapshot": true}` puts its clock back to. */
