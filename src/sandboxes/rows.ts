@@ -6,7 +6,8 @@
  * (docs/parallel-suites.md#storage).
  */
 import { eq } from "drizzle-orm";
-import { type Db, inTransaction } from "../db/client.js";
+import { type Db, inBatch, inTransaction } from "../db/client.js";
+import { preparedInsert } from "../db/insert.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 
 export type Row = typeof sandboxes.$inferSelect;
@@ -19,12 +20,15 @@ const kept = (row: Placed) => row.storage !== "memory";
 const HEARTBEAT_KEY = "sandboxes_heartbeat_real";
 
 export class RowStore {
-  constructor(private readonly db: Db) {}
+  private readonly add: (row: Row) => unknown;
+
+  constructor(private readonly db: Db) {
+    this.add = preparedInsert(db.$client, sandboxes);
+  }
 
   insert(row: Placed): void {
     if (!kept(row)) return;
-    const { storage: _, ...columns } = row;
-    inTransaction(this.db, () => this.db.insert(sandboxes).values(columns).run());
+    inBatch(this.db, () => this.add(row));
   }
 
   delete(row: Placed): void {

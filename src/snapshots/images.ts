@@ -5,12 +5,11 @@
  * load.ts (a snapshot file's, checked by the image thread).
  */
 import type Database from "better-sqlite3";
-import { eq } from "drizzle-orm";
 import { ClockStore } from "../control/clock-store.js";
 import { appliedMigrations, type Db, inTransaction, journalImage } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
-import { sandboxes, sandboxState } from "../db/schema/index.js";
 import { Sqlite } from "../db/sqlite-driver.js";
+import { setState, stateValue } from "../db/state.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
@@ -58,13 +57,9 @@ export function adoptCopy(db: Db, nowMs: number): void {
   inTransaction(db, () => {
     skipCopiedDeliveries(db, nowMs);
     inheritSecrets(db, nowMs);
-    db.delete(sandboxes).run();
+    db.$client.prepare("DELETE FROM sandboxes").run();
     new ClockStore({ db, clock: new ManualClock(nowMs) }).save();
-    const value = String(nowMs);
-    db.insert(sandboxState)
-      .values({ key: ORIGIN_NOW_KEY, value })
-      .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
-      .run();
+    setState(db, ORIGIN_NOW_KEY, String(nowMs));
   });
 }
 
@@ -104,8 +99,7 @@ export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): nu
  * settled again. Returns the now it was made at.
  */
 export function restoreImage(db: Db, origin: Buffer): number {
-  const row = db.select().from(sandboxState).where(eq(sandboxState.key, ORIGIN_NOW_KEY)).get();
-  const nowMs = Number(row?.value ?? Number.NaN);
+  const nowMs = Number(stateValue(db, ORIGIN_NOW_KEY) ?? Number.NaN);
   const src = new Sqlite(journalImage(Buffer.from(origin)));
   try {
     const tables = (
