@@ -64,12 +64,16 @@ export class SandboxStorage {
     }
     const path = databasePath(this.folder(), id);
     if (!copy) return this.file(path, { image: this.o.freshImage(), migrated: true });
+    const imageFile = this.imageFile(copy.image, copy.source);
     try {
-      await copyImageFile(await this.imageFile(copy.image, copy.source), path);
+      await copyImageFile(await imageFile, path);
       return await this.file(path, { migrated: true });
     } catch (err) {
       await removeFiles(path);
       throw err;
+    } finally {
+      // an image of no source (a snapshot file's) makes one copy: its file goes once it is made
+      if (copy.source === undefined) void imageFile.then(removeImageFile, () => undefined).catch(() => undefined);
     }
   }
 
@@ -149,7 +153,6 @@ export class SandboxStorage {
     if (source !== undefined) this.forgetSource(source);
     const file = writeImageFile(this.folder(), imageName(), image);
     if (source !== undefined) this.imageFiles.set(source, { image, file });
-    else file.then((f) => removeImageFile(f).catch(() => undefined)).catch(() => undefined);
     return file;
   }
 

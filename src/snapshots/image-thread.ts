@@ -1,15 +1,16 @@
 /**
  * The image thread's main-thread side (images.worker.ts; docs/performance.md "Sandboxes at once"): one
  * worker thread per process, started on its first job and never keeping the process alive, for the
- * work on an image that grows with a sandbox's size: a file database's image, and a snapshot file
- * checked and brought up to date. The event loop only posts the job and takes the answer, an image
- * in shared memory.
+ * work on an image that grows with a sandbox's size: a file database's image, a snapshot file
+ * checked and brought up to date, and one written. The event loop only posts the job and takes the
+ * answer, an image in shared memory (or a file's bytes handed over).
  */
 import type { Worker } from "node:worker_threads";
 import { SandboxError } from "../platform/errors.js";
 import { startWorker } from "../platform/worker-thread.js";
 import type { FromImageThread, ToImageThread } from "./images.worker.js";
 import type { LoadedSnapshot } from "./load.js";
+import type { SnapshotMeta } from "./snapshot-file.js";
 
 /** A small young generation: the thread's own objects are few; the images live in shared memory. */
 const LIMITS = { maxYoungGenerationSizeMb: 8 };
@@ -76,6 +77,18 @@ async function ask(job: Job, transfer: ArrayBuffer[] = []): Promise<Extract<From
 export async function fileImage(path: string): Promise<Buffer> {
   const { image } = await ask({ type: "serialize", path });
   return Buffer.from(image);
+}
+
+/** The snapshot file of an image (snapshot-file.ts): its checksum computed by the thread. */
+export async function snapshotFileOf(s: {
+  image: Buffer;
+  nowMs: number;
+  meta: SnapshotMeta;
+  migrations: number;
+}): Promise<Buffer> {
+  const image = new Uint8Array(s.image.buffer, s.image.byteOffset, s.image.byteLength);
+  const answer = await ask({ type: "file", image, nowMs: s.nowMs, meta: s.meta, migrations: s.migrations });
+  return Buffer.from(answer.image);
 }
 
 /**

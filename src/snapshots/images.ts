@@ -7,39 +7,17 @@
 import type Database from "better-sqlite3";
 import { ClockStore } from "../control/clock-store.js";
 import { appliedMigrations, type Db, inTransaction, journalImage } from "../db/client.js";
-import { commitNow } from "../db/commit.js";
 import { Sqlite } from "../db/sqlite-driver.js";
 import { setState, stateValue } from "../db/state.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
-import { type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
-
-/** A sandbox's state at one instant: its database image and its clock's now. */
-export interface State {
-  image: Buffer;
-  nowMs: number;
-}
-
-/**
- * The state of a running sandbox now: what it acknowledged is committed first (a group-commit batch
- * stays open across a turn, src/db/commit.ts), then `serialize()` copies every page at once, in this
- * turn: nothing half-written, nothing acknowledged missing (docs/snapshots.md#consistency). Measured
- * against `VACUUM INTO` and the online backup in docs/snapshots.md.
- */
-export function takeState(db: Db, nowMs: number): State {
-  commitNow(db.$client);
-  return { image: journalImage(db.$client.serialize()), nowMs };
-}
+import { snapshotFileOf } from "./image-thread.js";
+import { imageOf } from "./source-images.js";
 
 /** The migrations a database has (how far its schema is). */
 export function migrationsOf(sqlite: Database.Database): number {
   return appliedMigrations(sqlite).length;
-}
-
-/** `GET /_sandbox/snapshot`: the file of a state. */
-export function snapshotFile(state: State, meta: Omit<SnapshotMeta, "now">, migrations: number): Buffer {
-  return writeSnapshot({ migrations, nowMs: state.nowMs, meta: { now: toIso(state.nowMs), ...meta }, image: state.image });
 }
 
 /** Where a copy keeps the now it was made at, which its `reset {"snapshot": true}` puts its clock back to. */
@@ -77,19 +55,26 @@ export interface Lineage {
 
 export const ROOT_LINEAGE: Lineage = { source: "root", startMs: undefined, scenario: null, origin: () => undefined };
 
-/** A sandbox's state now with what a copy of it needs to know (the registry's forks, `GET /_sandbox/snapshot`). */
-export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): number } }): {
-  state: State;
-  meta: Omit<SnapshotMeta, "now">;
-  migrations: number;
-} {
-  const state = takeState(ctx.db, ctx.clock.nowMs());
+/**
+ * `GET /_sandbox/snapshot`: the sandbox's state now as a snapshot file (docs/snapshots.md#consistency):
+ * its image as a copy would take it (source-images.ts), the file and its checksum made by the image
+ * thread. `path` is its database file, or `:memory:`.
+ */
+export async function snapshotOf(
+  ctx: { db: Db; lineage: Lineage; clock: { nowMs(): number } },
+  path: string,
+): Promise<{
+  file: Buffer;
+  nowMs: number;
+  source: string;
+}> {
+  const image = await imageOf(ctx.db, path);
+  // read after the image: it holds nothing later than this now
+  const nowMs = ctx.clock.nowMs();
   const { source, startMs, scenario } = ctx.lineage;
-  return {
-    state,
-    meta: { source, startMs: startMs ?? state.nowMs, scenario: scenario ?? null },
-    migrations: migrationsOf(ctx.db.$client),
-  };
+  const meta = { now: toIso(nowMs), source, startMs: startMs ?? nowMs, scenario: scenario ?? null };
+  const file = await snapshotFileOf({ image, nowMs, meta, migrations: migrationsOf(ctx.db.$client) });
+  return { file, nowMs, source };
 }
 
 /**

@@ -11,7 +11,7 @@ import { type Db, journalImage } from "../db/client.js";
 import { commitNow } from "../db/commit.js";
 import { fileImage } from "./image-thread.js";
 
-/** A database's image at one state: rollback-journal marked (as a memory database opens it), shared: never written. */
+/** A database's image at one state: rollback-journal marked (as a memory database opens it), in shared memory, never written. */
 export type Image = Buffer;
 
 interface Cached {
@@ -42,12 +42,20 @@ export function imageOf(db: Db, path: string): Promise<Image> {
   const changes = changesOf(sqlite);
   const cached = CACHE.get(sqlite);
   if (cached && cached.changes === changes) return cached.image;
-  const image = path === ":memory:" ? Promise.resolve(journalImage(sqlite.serialize())) : fileImage(path);
+  const image = path === ":memory:" ? Promise.resolve(memoryImage(sqlite)) : fileImage(path);
   const entry = { changes, image };
   CACHE.set(sqlite, entry);
   // a failure is not kept: the next copy asks again
   image.catch(() => CACHE.get(sqlite) === entry && CACHE.delete(sqlite));
   return image;
+}
+
+/** A memory database's image, in shared memory (the image thread reads it without a copy). */
+function memoryImage(sqlite: Database.Database): Image {
+  const bytes = sqlite.serialize();
+  const image = Buffer.from(new SharedArrayBuffer(bytes.length));
+  bytes.copy(image);
+  return journalImage(image);
 }
 
 /** The image kept for `db` is let go (it closes): its memory goes with the last copy that shares it. */

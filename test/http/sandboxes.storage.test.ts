@@ -124,17 +124,26 @@ describe("storage: file or memory", () => {
     expect((await s.http.get(`${a.base}/_sandbox/clock`)).body.now).toBe("2027-01-01T00:00:05.000Z");
   });
 
-  it("a snapshot loads into the storage its query names", async () => {
+  it("a snapshot loads into the storage its query names, and each goes back to it on reset", async () => {
     const db = tempDbPath();
     s = makeServer({ config: { db } });
     const world = await s.create();
     const tx = await pay(s, world.base, "w-1");
     const file = await snapshotBytes(s.http, world.base);
-    const res = await s.http.post("/_sandbox/sandboxes?storage=memory").set("content-type", SNAPSHOT).send(file);
-    expect(res.status).toBe(201);
-    expect(res.body.storage).toBe("memory");
-    expect(await status(s, new URL(res.body.baseUrl).pathname, tx)).toBe(200);
-    expect(files(db)).toEqual([`${world.id}.db`]);
+    const loaded: Record<string, { id: string; base: string }> = {};
+    for (const query of ["?storage=memory", ""]) {
+      const res = await s.http.post(`/_sandbox/sandboxes${query}`).set("content-type", SNAPSHOT).send(file);
+      expect(res.status).toBe(201);
+      const base = new URL(res.body.baseUrl).pathname;
+      loaded[res.body.storage] = { id: res.body.id, base };
+      expect(await status(s, base, tx)).toBe(200);
+      const own = await pay(s, base, "own-1");
+      expect((await s.http.post(`${base}/_sandbox/reset`).send({ snapshot: true })).status).toBe(200);
+      expect(await status(s, base, own)).toBe(404);
+      expect(await status(s, base, tx)).toBe(200);
+    }
+    expect(Object.keys(loaded).sort()).toEqual(["file", "memory"]);
+    expect(files(db).sort()).toEqual([`${loaded.file?.id}.db`, `${world.id}.db`].sort());
   });
 
   it("file on a :memory: server, or a storage it does not know, is a 400 naming the field, and nothing is made", async () => {
