@@ -648,6 +648,12 @@ function report(storage: string, sides: Record<"A" | "B", Figures[]>): void {
 
 const small = await world(SMALL);
 const large = await world(LARGE);
+for (const [size, file] of [
+  [SMALL, small],
+  [LARGE, large],
+] as const) {
+  emit(`storm-world-${size.name}`, { payments: size.payments, bytes: file.length, mb: r2(file.length / 1024 / 1024) });
+}
 for (const storage of STORAGES) {
   const sides: Record<"A" | "B", Figures[]> = { A: [], B: [] };
   for (let i = 0; i < ROUNDS; i++) {
