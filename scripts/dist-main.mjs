@@ -18,9 +18,12 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import vm from "node:vm";
+import { stopWithLauncher } from "../bin/launcher.js";
 import { assertSupportedNode } from "../bin/node-lines.js";
+import { failStartup } from "../bin/startup-failure.js";
 
 assertSupportedNode(); // before the bundle, which may not even parse on an old Node
+stopWithLauncher(); // `kill $!` after `npm start &` or `npx paysandbox start &` reaches the server too
 
 const BUILD_ID = "__BUILD_ID__";
 const here = dirname(fileURLToPath(import.meta.url));
@@ -66,5 +69,9 @@ function loadWithCodeCache() {
   return module.exports;
 }
 
-const { main } = process.sourceMapsEnabled ? require(file) : loadWithCodeCache();
-await main(process.argv.slice(2));
+try {
+  const { main } = process.sourceMapsEnabled ? require(file) : loadWithCodeCache();
+  await main(process.argv.slice(2));
+} catch (err) {
+  failStartup(err); // one line and exit 1 for a failure that says what to do (bin/startup-failure.js)
+}

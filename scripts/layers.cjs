@@ -4,7 +4,7 @@
  */
 const ENTRY = "^src/(main|app|context|compose|cli)\\.tsx?$|^src/(cli|runner|testing)/";
 const EDGE = "\\.(routes|handlers)\\.tsx?$";
-const FEATURES = "^src/(control|dashboard|guide|sandboxes|snapshots|modules)/";
+const FEATURES = "^src/(control|coverage|dashboard|guide|sandboxes|snapshots|modules)/";
 const UPPER = `${FEATURES}|${EDGE}`;
 const MIDDLE = "^src/(webhooks|scheduler|scenarios|events|recording)/";
 const LOWER = "^src/(http|platform|db)/|^src/(config|logger)\\.ts$";

@@ -3,6 +3,7 @@
 // start → healthy was 0.9–1 s when every start rebuilt, 0.55–0.7 s with a separate prestart check).
 import { spawnSync } from "node:child_process";
 import { assertSupportedNode } from "../bin/node-lines.js";
+import { failStartup } from "../bin/startup-failure.js";
 import { distIsCurrent } from "./freshness.mjs";
 
 assertSupportedNode();
@@ -12,4 +13,4 @@ if (!distIsCurrent()) {
   if (built.status !== 0) process.exit(built.status ?? 1);
 }
 process.argv.splice(2, 0, "start");
-await import("../dist/main.js");
+await import("../dist/main.js").catch(failStartup);

@@ -9,18 +9,21 @@ import type { AppContext } from "./context.js";
 import { registerSandbox } from "./control/control.handlers.js";
 import { FAULT_ROUTES, faultInjection, rateLimit } from "./control/faults.js";
 import { registerTransactionsControl } from "./control/transactions.handlers.js";
-import { registerDashboard } from "./dashboard/dashboard.handlers.js";
+import { registerCoverage } from "./coverage/coverage.handlers.js";
+import { dashboard } from "./dashboard/dashboard.handlers.js";
 import { registerEvents } from "./events/events.handlers.js";
 import { registerDocs } from "./guide/api-reference.js";
 import { registerGuide } from "./guide/guide.handlers.js";
 import { prefixLinks, stripBase } from "./http/base-path.js";
 import { readBody } from "./http/body.js";
-import { documentCommonAnswers } from "./http/common-answers.js";
+import { bodyTypesOf, documentCommonAnswers } from "./http/common-answers.js";
 import type { AppEnv } from "./http/env.js";
 import { errorHandler, notFoundHandler, validationHook } from "./http/errors.js";
-import { GATEWAY_PREFIXES } from "./http/gateway.js";
-import { adminAuth, awaitCommit, bearerAuth, requestContext } from "./http/middleware.js";
+import { GATEWAY_PREFIXES, REPORT_PATH } from "./http/gateway.js";
+import { adminAuth, awaitCommit, bearerAuth, reportCredentials, requestContext } from "./http/middleware.js";
+import { registerSecuritySchemes, serveOpenApi } from "./http/openapi.js";
 import { htmlErrors } from "./http/page-errors.js";
+import { lingerMs } from "./http/server-timeouts.js";
 import { registerApm } from "./modules/apm/apm.handlers.js";
 import { registerShopperPages } from "./modules/apm/hpp.handlers.js";
 import { registerAuth } from "./modules/auth/auth.handlers.js";
@@ -36,6 +39,7 @@ import { RECORDED_PATHS, recordCalls } from "./recording/recorder.js";
 import { registerRecording } from "./recording/recording.handlers.js";
 import { SNAPSHOT_TYPE } from "./snapshots/snapshot-file.js";
 import { registerSnapshots } from "./snapshots/snapshots.handlers.js";
+import { registerCallbackDocs } from "./webhooks/callbacks.routes.js";
 import { registerWebhooks } from "./webhooks/webhooks.handlers.js";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -47,8 +51,10 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerAuth,
   registerSandbox,
   registerWebhooks,
+  registerCallbackDocs,
   registerEvents,
   registerRecording,
+  registerCoverage,
   registerSnapshots,
   registerPayments,
   registerTokens,
@@ -61,7 +67,6 @@ const MODULES: Array<(app: OpenAPIHono<AppEnv>, ctx: AppContext) => void> = [
   registerShopperPages,
   registerTransactionsControl,
   registerReports,
-  registerDashboard,
 ];
 
 /** What `GET /` answers a client that asks for JSON (browsers get the dashboard, docs/dashboard.md). */
@@ -92,8 +97,9 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...(base ? { getPath: stripBase(base) } : {}) });
 
   // Middleware is mounted only where it applies: every async layer costs each request a few µs.
-  app.use(requestContext(ctx.logger, base));
-  app.use(awaitCommit(ctx.db.$client));
+  app.use(requestContext(ctx.logger, base, lingerMs(ctx.config)));
+  // an error answer of the gateway is counted by its kind before it leaves (docs/coverage.md)
+  app.use(awaitCommit(ctx.db.$client, (c) => ctx.coverage.answered(c)));
   if (base) {
     // pages only (dashboard, shopper pages, docs, guide): the gateway API answers JSON and pays nothing for this
     const links = prefixLinks(base);
@@ -101,18 +107,26 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
   }
   // the shopper pages answer their errors as HTML (a browser posts them), before the body is read
   app.use("/sandbox/*", htmlErrors());
-  app.on(
-    ["POST", "PUT", "PATCH", "DELETE"],
-    "*",
-    readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
-  );
+  // Who is asking is judged first, before anything about the request: its body is read after
+  // (docs/control-plane.md#the-admin-token, docs/api.md#errors).
   if (ctx.config.adminToken) {
     const guard = adminAuth(ctx.config.adminToken);
     // health stays open so container health checks need no secret
     app.use("/_sandbox/*", (c, next) => (c.req.path === "/_sandbox/health" ? next() : guard(c, next)));
   }
+  const board = dashboard(ctx);
+  app.use("/dashboard/*", board.guard);
   const bearer = bearerAuth(ctx.auth);
-  for (const prefix of GATEWAY_PREFIXES) app.use(`${prefix}/*`, bearer);
+  const report = reportCredentials(ctx.auth);
+  for (const prefix of GATEWAY_PREFIXES) {
+    app.use(`${prefix}/*`, bearer);
+    app.post(`${prefix}${REPORT_PATH}`, report);
+  }
+  app.on(
+    ["POST", "PUT", "PATCH", "DELETE"],
+    "*",
+    readBody(MAX_BODY_BYTES, { type: SNAPSHOT_TYPE, maxBytes: MAX_SNAPSHOT_BYTES, path: "/_sandbox/sandboxes" }),
+  );
   if (ctx.recorder.enabled) {
     // after the auth checks: a refused call is never recorded (docs/recording.md); inside
     // awaitCommit, so a call's record commits with the call
@@ -131,39 +145,28 @@ export function createApp(ctx: AppContext, opts: AppOptions = {}): OpenAPIHono<A
 
   app.get("/", (c, next) => (wantsJson(c) ? c.json(INDEX) : next()));
   for (const register of MODULES) register(app, ctx);
+  board.register(app);
   for (const register of opts.routes ?? []) register(app);
   documentCommonAnswers(app.openAPIRegistry, { faultPaths: FAULT_ROUTES.map((r) => r.path) });
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "BearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    bearerFormat: "JWT",
-    description: "From POST /api/v1/auth (the `token` field, with or without its `Bearer ` prefix)",
-  });
-  app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
-    type: "http",
-    scheme: "bearer",
-    description:
-      "SANDBOX_ADMIN_TOKEN (`--admin-token`). Needed by /_sandbox/* (health excepted) only when the server was started with it; " +
-      "without it the control plane is open, which is why each of its operations also lists the empty alternative `{}`.",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
+  registerSecuritySchemes(app);
+  serveOpenApi(app, {
+    serverUrl: ctx.publicUrl,
+    root: base === undefined,
     info: {
       title: "paysandbox",
       version: "0.1.0",
       description:
-        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1) and the /_sandbox control plane. " +
+        "A local sandbox of the card and APM gateway: the gateway API (under /api/v1 and, identically, /v1, which this document leaves out) and the /_sandbox control plane; `webhooks` holds the callbacks it sends. " +
         "The guides (getting started, status lifecycles, ...) are served by this server at [/guide](/guide); the dashboard at [/](/). " +
         "A path of this document asked with a method it does not list answers 405 with an `Allow` header naming the methods it serves, " +
         "and the error body of its operations; a path it does not hold answers 404.",
     },
-    security: [{ BearerAuth: [] }],
   });
   registerDocs(app);
   registerGuide(app);
 
   app.notFound(notFoundHandler(() => app.routes));
-  app.onError(errorHandler(ctx.logger));
+  app.onError(errorHandler(ctx.logger, bodyTypesOf(app.openAPIRegistry)));
   return app;
 }

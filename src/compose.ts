@@ -14,6 +14,9 @@ import { type Db, openDb } from "./db/client.js";
 import { commitNow } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
+import { lingerIfUnread } from "./http/linger.js";
+import { adminRefusal } from "./http/middleware.js";
+import { lingerMs } from "./http/server-timeouts.js";
 import type { Logger } from "./logger.js";
 import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
@@ -28,6 +31,7 @@ import {
   sandboxNotFound,
 } from "./sandboxes/registry.js";
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
+import { SCENARIO_SOURCE } from "./sandboxes/sandboxes.wire.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
 
@@ -61,8 +65,6 @@ export interface Server {
   closeSandboxes(graceMs: number): Promise<void>;
 }
 
-/** Where a sandbox's scenario came from, in the 400s that name its problems. */
-const SCENARIO_SOURCE = "POST /_sandbox/sandboxes (scenario)";
 const PREFIX = "/sandboxes/";
 /** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
@@ -118,6 +120,7 @@ export function createServer(opts: ServerOptions): Server {
   root.sandboxList = () => sandboxes.list();
   root.fork = () => sandboxes.create({ from: "root" });
 
+  const linger = lingerMs(config);
   const fetch = (req: Request, env?: unknown): Response | Promise<Response> => {
     const url = req.url;
     const start = url.indexOf("/", url.indexOf(":") + 3);
@@ -127,16 +130,23 @@ export function createServer(opts: ServerOptions): Server {
     const path = sent === undefined ? undefined : pathOf(sent);
     if (path !== undefined && DOT_SEGMENT.test(path) && (path.startsWith(PREFIX) || url.startsWith(PREFIX, start))) {
       logger.info({ method: req.method, status: 404 }, `${req.method} ${path.slice(0, 120)} 404: ${DOT_SEGMENTS_REFUSED}`);
+      lingerIfUnread(env, linger);
       return jsonError(404, DOT_SEGMENTS_REFUSED);
     }
     if (!url.startsWith(PREFIX, start)) return rootApp.fetch(req, env);
     const end = url.slice(start + PREFIX.length).search(/[/?#]|$/);
     const id = url.slice(start + PREFIX.length, start + PREFIX.length + end);
-    return sandboxFetch(id, req, env);
+    return sandboxFetch(id, url.slice(start + PREFIX.length + end), req, env);
   };
 
-  const sandboxFetch = async (id: string, req: Request, env: unknown): Promise<Response> => {
+  const sandboxFetch = async (id: string, rest: string, req: Request, env: unknown): Promise<Response> => {
     try {
+      // the admin token is the server's: a control-plane call is refused without it before its
+      // sandbox is looked up or opened (docs/control-plane.md#the-admin-token)
+      if (config.adminToken && isGuarded(rest)) {
+        const refusal = adminRefusal(req.headers.get("authorization") ?? undefined, config.adminToken);
+        if (refusal) throw refusal;
+      }
       if (!SANDBOX_ID.test(id)) throw sandboxNotFound(safeDecode(id));
       return await sandboxes.fetch(id, req, env);
     } catch (err) {
@@ -145,6 +155,7 @@ export function createServer(opts: ServerOptions): Server {
           { method: req.method, status: err.status, errorMessage: err.message },
           `${req.method} ${PREFIX}${id.slice(0, 64)} ${err.status}: ${err.message}`,
         );
+        lingerIfUnread(env, linger);
         return jsonError(err.status, err.message);
       }
       logger.error({ err }, "sandbox request failed");
@@ -167,6 +178,12 @@ function pick(opts: ServerOptions): Partial<ContextOptions> {
   if (opts.db) out.db = opts.db;
   if (opts.webhooks) out.webhooks = opts.webhooks;
   return out;
+}
+
+/** Whether the rest of a sandbox's URL (after its id) is its control plane, which the admin token guards: health excepted. */
+function isGuarded(rest: string): boolean {
+  const path = safeDecode(rest.split(/[?#]/, 1)[0] ?? "");
+  return path.startsWith("/_sandbox/") && path !== "/_sandbox/health";
 }
 
 function safeDecode(s: string): string {

@@ -64,6 +64,18 @@ export const SETTINGS = {
     help: "when set, /_sandbox/* needs Authorization: Bearer <it>",
     schema: z.string().min(1).optional(),
   },
+  headerTimeoutSeconds: {
+    env: "SANDBOX_HEADER_TIMEOUT_SECONDS",
+    flag: "header-timeout-seconds",
+    help: "seconds a client has to send a request's head (method, path, headers); a slower one gets 408 and is closed",
+    schema: wholeNumber(1, 3600).default(30),
+  },
+  requestTimeoutSeconds: {
+    env: "SANDBOX_REQUEST_TIMEOUT_SECONDS",
+    flag: "request-timeout-seconds",
+    help: "seconds a client has to send a whole request, head and body; at least the header timeout",
+    schema: wholeNumber(1, 86_400).default(120),
+  },
   logLevel: {
     env: "LOG_LEVEL",
     flag: "log-level",
@@ -176,7 +188,17 @@ export function configFromFlags(flags: Record<string, string | string[] | undefi
       `Invalid setting ${source} (SANDBOX_STORAGE / --storage): file needs a database file, and SANDBOX_DB is :memory:; got "file"`,
     );
   }
-  return out as Config;
+  const config = out as Config;
+  if (config.headerTimeoutSeconds > config.requestTimeoutSeconds) {
+    const source = (key: "headerTimeoutSeconds" | "requestTimeoutSeconds") =>
+      flags[SETTINGS[key].flag] !== undefined ? `--${SETTINGS[key].flag}` : SETTINGS[key].env;
+    throw new ConfigError(
+      `Invalid setting ${source("headerTimeoutSeconds")} (SANDBOX_HEADER_TIMEOUT_SECONDS / --header-timeout-seconds): ` +
+        `must be at most the request timeout (${source("requestTimeoutSeconds")}, ${config.requestTimeoutSeconds}); ` +
+        `got ${config.headerTimeoutSeconds}`,
+    );
+  }
+  return config;
 }
 
 /** A config for tests and embedders: defaults, in memory, with overrides. */

@@ -12,6 +12,7 @@ import pino from "pino";
 import type { Config } from "./config.js";
 import { ClockStore } from "./control/clock-store.js";
 import { ControlService } from "./control/control.service.js";
+import { CoverageService } from "./coverage/coverage.service.js";
 import { backgroundWrites } from "./db/checkpointer.js";
 import { type Db, openDb } from "./db/client.js";
 import { EventLog } from "./events/event-log.js";
@@ -97,6 +98,8 @@ export interface AppContext {
   events: EventLog;
   /** What was done here, call by call, for GET /_sandbox/recording (docs/recording.md). */
   recorder: Recorder;
+  /** Which payment behaviours happened here, for GET /_sandbox/coverage (docs/coverage.md). */
+  coverage: CoverageService;
   /**
    * Loads a scenario document (a 400 naming the path when invalid), and every later reset loads it
    * again, as the root's reloads its start files (a sandbox's scenario, docs/parallel-suites.md).
@@ -145,6 +148,9 @@ export function createContext(opts: ContextOptions): AppContext {
   // platform-level services; the live events first: everything after may write them (docs/events.md)
   const events = new EventLog({ db, keep: config.eventsKeep, ...opts.events });
   const recorder = new Recorder({ db, keep: config.recordingKeep });
+  // folds the event log after commit; `seen` is how the few behaviours no log shows are noted (docs/coverage.md)
+  const coverage = new CoverageService({ db, clock, events, origin: () => (opts.lineage ?? ROOT_LINEAGE).origin() });
+  const seen = coverage.seen;
   const work = new DueWorkRunner({ clock, writes: backgroundWrites(db.$client) });
   const clockStore = new ClockStore({ db, clock });
   const merchants = new MerchantService(db);
@@ -153,17 +159,17 @@ export function createContext(opts: ContextOptions): AppContext {
   scenarios.onLoad((s) => events.scenario(s.name));
   const outcomes = new OutcomeEngine(scenarios);
   const fx = new FxRates(scenarios);
-  const idempotency = new IdempotencyService({ db, clock });
+  const idempotency = new IdempotencyService({ db, clock, seen });
   const auth = new AuthService({ db, clock, merchants });
 
   // webhooks: every enqueue wakes the dispatcher after its transaction commits
   const webhooks = new WebhookDispatcher(db, clock, () => work.poke(), { logger, ...opts.webhooks });
   const outbox = new Outbox({ db, clock, ids, dispatch: webhooks });
-  const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke() });
+  const journal = new WebhookJournal({ db, clock, ids, poke: () => work.poke(), seen });
   webhooks.onAttempt((a) => events.webhook(a));
 
   // the transaction lifecycle and the kinds on it
-  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key) });
+  const transactions = new TransactionLifecycle({ db, clock, outbox, merchantOf: (key) => merchants.byKey(key), seen });
   for (const d of [...CARD_DESCRIPTORS, REFUND_DESCRIPTOR, PAYOUT_DESCRIPTOR, ...APM_DESCRIPTORS]) transactions.register(d);
   transactions.onChange((row, merchant) => events.transaction(row, merchant.mid));
   const payments = new PaymentService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
@@ -178,12 +184,13 @@ export function createContext(opts: ContextOptions): AppContext {
     payments,
     tokens,
     maxRetries: config.maxRetries,
+    seen,
   });
-  const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox });
+  const billing = new SubscriptionBilling({ db, clock, logger, repo: subscriptionsRepo, payments, merchants, outbox, seen });
   const refunds = new RefundService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const payouts = new PayoutService({ clock, ids, outcomes, idempotency, lifecycle: transactions });
   const apm = new ApmService({ db, clock, ids, outcomes, fx, idempotency, lifecycle: transactions, publicUrl });
-  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions });
+  const hostedPages = new HostedPageService({ db, clock, lifecycle: transactions, seen });
   const wallet = new WalletService(clock);
   transactions.onSettled((row) => billing.onSettled(row));
   transactions.onSettled((row) => refunds.onSettled(row));
@@ -208,6 +215,8 @@ export function createContext(opts: ContextOptions): AppContext {
   });
   // deliveries parked in memory (a destination at its limit) are forgotten with the rows they point at
   control.onReset(() => webhooks.clear());
+  // coverage counts since the last reset: its fold goes on after the reset's event
+  control.onReset((restored) => coverage.afterReset(restored));
   // a kept scenario is loaded again by every reset (docs/parallel-suites.md)
   // (not after a copy's reset to its snapshot: what was loaded then is back already, docs/snapshots.md)
   const reloadOnReset = (document: unknown, source: string) =>
@@ -250,6 +259,7 @@ export function createContext(opts: ContextOptions): AppContext {
     wallet,
     events,
     recorder,
+    coverage,
     keepScenario,
   };
 }

@@ -12,6 +12,7 @@ import { ClockStore } from "./control/clock-store.js";
 import { checkpointInBackground } from "./db/checkpointer.js";
 import { closeDb, openDb } from "./db/client.js";
 import { enableGroupCommit } from "./db/commit.js";
+import { serverTimeouts } from "./http/server-timeouts.js";
 import { createLogger } from "./logger.js";
 import { realNowMs, toIso, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<void> {
 /** `paysandbox start`: serves the sandbox with a parsed config until SIGINT/SIGTERM (docs/configuration.md). */
 async function start(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const db = openDb(config.db);
+  const db = openConfiguredDb(config.db);
   // one commit per turn of the event loop for every request's writes; answers wait for it (src/db/commit.ts)
   enableGroupCommit(db.$client);
   const clock = new VirtualClock(config.startTime ?? realNowMs(), config.timeScale);
@@ -60,7 +61,9 @@ async function start(config: Config): Promise<void> {
     process.exit(2);
   }
   ctx.clockStore.save();
-  const server = serve({ fetch: composed.fetch, port: config.port, hostname: config.host }, (info) => {
+  // the header and request timeouts (docs/configuration.md#timeouts)
+  const serverOptions = serverTimeouts(config);
+  const server = serve({ fetch: composed.fetch, port: config.port, hostname: config.host, serverOptions }, (info) => {
     boundPort = info.port;
     logger.info(
       { port: info.port, db: config.db, now: toIso(clock.nowMs()), scale: clock.scale },
@@ -118,6 +121,21 @@ async function start(config: Config): Promise<void> {
   };
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+}
+
+/**
+ * The server's database, or a start-up failure of one line (`paysandbox: …`, told without a stack
+ * by dist/main.js) when SQLite or the file system refuses it: a file that is not a database, a
+ * folder that cannot be made or written.
+ */
+function openConfiguredDb(path: string): ReturnType<typeof openDb> {
+  try {
+    return openDb(path);
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== "string") throw err;
+    throw new Error(`paysandbox: cannot open the database ${path} (--db, SANDBOX_DB): ${(err as Error).message}`);
+  }
 }
 
 /** Why the server could not listen, and what to do: another port (--port / PORT) when it is taken or privileged. */

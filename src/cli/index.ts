@@ -1,7 +1,8 @@
 /**
  * The `paysandbox` command line (docs/configuration.md, docs/scenarios.md, docs/events.md): `start` (the server; the default command),
  * `run` (scenario steps for QA and CI), `listen` (a sandbox's live events), `record` (a sandbox's
- * session as a steps file), `snapshot save|load` (a sandbox's whole state as a file, docs/snapshots.md), `schema` (the JSON
+ * session as a steps file), `snapshot save|load` (a sandbox's whole state as a file, docs/snapshots.md), `trigger` (a
+ * real webhook of a kind, for building a receiver, docs/webhooks.md#building-a-receiver), `schema` (the JSON
  * Schema of scenario files), `--help` on
  * each and `--version`. A bad flag or command prints the usage and exits 2, as a bad setting does.
  * The server itself is passed in (`main.ts` owns it), so this file starts nothing on import.
@@ -9,11 +10,14 @@
 import { Command, CommanderError, Option } from "commander";
 import pkg from "../../package.json" with { type: "json" };
 import { type Config, ConfigError, configFromFlags, SETTINGS } from "../config.js";
+import { FORMATS } from "../coverage/formats.js";
+import { type CoverageOptions, coverageCommand } from "./coverage.js";
 import { type ListenOptions, listenCommand } from "./listen.js";
 import { type RecordOptions, recordCommand } from "./record.js";
 import { type RunCommandOptions, runCommand, USAGE_ERROR } from "./run.js";
 import { scenarioJsonSchema } from "./schema.js";
 import { type SnapshotLoadOptions, type SnapshotSaveOptions, snapshotLoadCommand, snapshotSaveCommand } from "./snapshot.js";
+import { kindsHelp, type TriggerOptions, triggerCommand } from "./trigger.js";
 
 /** --target, --sandbox, --admin-token: the commands that talk to a running server (server-flags.ts). */
 const withServerFlags = (cmd: Command): Command =>
@@ -74,6 +78,11 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
     .option("--junit <file>", "also write a JUnit XML report there")
     .addOption(new Option("--reporter <name>", "what to print").choices(["pretty", "json"]).default("pretty"))
+    .option("--coverage", "also print the payment behaviours the files exercised, every file's sandbox merged (docs/coverage.md)")
+    .option(
+      "--require <file>",
+      "with --coverage: a checklist of behaviour ids (checklists/go-live.yaml); exit 1 listing those never seen",
+    )
     .exitOverride()
     .showHelpAfterError()
     .action(async (files: string[], opts: RunCommandOptions) => {
@@ -98,6 +107,24 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
       exit(await listenCommand(opts));
     });
 
+  withServerFlags(program.command("coverage"))
+    .description(
+      "a sandbox's payment-behaviour coverage (GET /_sandbox/coverage): which behaviours of the catalogue it saw, and how to cause the others; exit 1 when --require or --fail-under is not met",
+    )
+    .addOption(new Option("--format <name>", "what to print").choices([...FORMATS]).default("table"))
+    .option(
+      "--require <file>",
+      "a checklist: a YAML list of behaviour ids (checklists/go-live.yaml); exit 1 listing those never seen, each with its hint",
+    )
+    .option("--fail-under <pct>", "exit 1 when less than this share of the catalogue was seen (0 to 100)")
+    .option("--out <file>", "write the report there (default: stdout)")
+    .option("--recipe <id>", "print the steps file that causes this behaviour (`paysandbox run` plays it) instead of a report")
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (opts: CoverageOptions) => {
+      exit(await coverageCommand(opts));
+    });
+
   withServerFlags(program.command("record"))
     .description("write what was done in a sandbox as a steps file that `paysandbox run` replays (GET /_sandbox/recording)")
     .option("--out <file>", "write the file there (default: stdout)")
@@ -108,6 +135,25 @@ function buildProgram(deps: CliDeps, exit: (code: number) => void): Command {
     .showHelpAfterError()
     .action(async (opts: RecordOptions) => {
       exit(await recordCommand(opts));
+    });
+
+  program
+    .command("trigger")
+    .description(
+      "make the real transaction of KIND in a sandbox so its real, signed webhook goes to --to (else to this command, which prints it), and print what each delivery got; exit 0 when every delivery was acknowledged (2xx)",
+    )
+    .argument("[kind]", "what to cause (the list below)")
+    .option("--target <url>", "the running server", "http://localhost:8080")
+    .option("--sandbox <id>", "do it in this sandbox of the server (sbx_..., or root); default: a fresh sandbox, deleted after")
+    .option("--to <url>", "where the webhooks go (the receiver you are building); default: this command listens and prints them")
+    .option("--keep", "keep the fresh sandbox (and print its baseUrl)")
+    .option("--json", "print one JSON object: the kind, the transaction and each delivery with its attempts")
+    .option("--admin-token <token>", "the target's SANDBOX_ADMIN_TOKEN (sent to /_sandbox/*)", process.env.SANDBOX_ADMIN_TOKEN)
+    .addHelpText("after", kindsHelp)
+    .exitOverride()
+    .showHelpAfterError()
+    .action(async (kind: string | undefined, opts: TriggerOptions) => {
+      exit(await triggerCommand(kind, opts));
     });
 
   const snapshot = program

@@ -7,6 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { check, mergeReports, readChecks } from "../coverage/checks.js";
+import { tableText } from "../coverage/formats.js";
 import { realNowMs, toIso } from "../platform/clock.js";
 import { type LoadedFile, loadScenarioFile } from "../runner/load.js";
 import { exitCodeOf, fileLine, InFileOrder, jsonReport, junitReport, stepLines, summaryLines, totals } from "../runner/report.js";
@@ -25,10 +27,20 @@ export interface RunCommandOptions {
   parallel?: string | number;
   junit?: string;
   reporter: "pretty" | "json";
+  /** Read each file's sandbox's coverage and print them merged (docs/coverage.md#paysandbox-run---coverage). */
+  coverage?: boolean;
+  /** A checklist the merged coverage must meet (implies `coverage`). */
+  require?: string;
 }
 
-/** Returns the exit status: 0 all passed, 1 any failed, 2 a file missing or invalid. */
+/** Returns the exit status: 0 all passed, 1 any failed (or a required behaviour never seen), 2 a file missing or invalid. */
 export async function runCommand(files: string[], opts: RunCommandOptions): Promise<number> {
+  const checks = readChecks({ require: opts.require });
+  if ("error" in checks) {
+    console.error(`paysandbox run: ${checks.error}`);
+    return USAGE_ERROR;
+  }
+  const coverage = opts.coverage === true || opts.require !== undefined;
   const loaded: LoadedFile[] = [];
   const problems: string[] = [];
   for (const file of files) {
@@ -76,6 +88,7 @@ export async function runCommand(files: string[], opts: RunCommandOptions): Prom
     ...(opts.target !== undefined ? { target: opts.target } : {}),
     ...(opts.adminToken ? { adminToken: opts.adminToken } : {}),
     ...(opts.keep ? { keep: true } : {}),
+    ...(coverage ? { coverage: true } : {}),
     parallel,
     onFileStart: (f, i) => {
       // a file with `snapshot:` says where its sandbox started (docs/snapshots.md)
@@ -99,11 +112,20 @@ export async function runCommand(files: string[], opts: RunCommandOptions): Prom
   });
   clearProgress();
   const t = totals(results);
+  // every file's sandbox's coverage as one report (docs/coverage.md)
+  const reports = results.flatMap((f) => (f.coverage ? [{ file: f.file, report: f.coverage }] : []));
+  const merged = coverage && reports.length > 0 ? mergeReports(reports) : undefined;
+  const covered = merged ? check(merged, checks) : undefined;
   if (pretty) {
     for (const f of results) {
       if (f.error) out.write(`${f.file}: could not run: ${f.error}\n`);
     }
+    if (merged && covered) out.write(`\n${tableText(merged, covered)}\n`);
+    else if (coverage) out.write("\nno coverage: no file's sandbox answered GET /_sandbox/coverage\n\n");
     out.write(`${summaryLines(t).join("\n")}\n`);
+  } else if (coverage) {
+    const doc = JSON.parse(jsonReport(results)) as Record<string, unknown>;
+    out.write(`${JSON.stringify({ ...doc, coverage: merged ? { ...merged, check: covered } : null }, null, 2)}\n`);
   } else {
     out.write(`${jsonReport(results)}\n`);
   }
@@ -111,5 +133,6 @@ export async function runCommand(files: string[], opts: RunCommandOptions): Prom
     mkdirSync(dirname(opts.junit), { recursive: true });
     writeFileSync(opts.junit, junitReport(results, startedAt));
   }
-  return exitCodeOf(t);
+  const unmet = coverage && !covered?.passed;
+  return exitCodeOf(t) || (unmet ? 1 : 0);
 }

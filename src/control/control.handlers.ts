@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
+import { explainedBy } from "../http/errors.js";
 import { maskNumber } from "../modules/payments/card.js";
 import type { Clock } from "../platform/clock.js";
 import { INSTANT_REASON, parseInstant, toIso } from "../platform/clock.js";
@@ -9,6 +10,7 @@ import type { ScenarioService } from "../scenarios/scenario.service.js";
 import { parseDocument } from "../scenarios/scenario.service.js";
 import { advanceRoute, clockRoute, healthRoute, listScenariosRoute, loadScenarioRoute, resetRoute } from "./control.routes.js";
 import type { ControlService } from "./control.service.js";
+import { AdvanceRequestReasons } from "./control.wire.js";
 
 const mask = (number: string) => maskNumber(number);
 const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
@@ -29,7 +31,11 @@ export function registerSandbox(
 
   app.openapi(clockRoute, (c) => c.json({ now: toIso(ctx.clock.nowMs()), scale: ctx.clock.scale }, 200));
 
-  app.openapi(advanceRoute, async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200));
+  app.openapi<typeof advanceRoute>(
+    advanceRoute,
+    async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200),
+    explainedBy(AdvanceRequestReasons),
+  );
 
   const source = "POST /_sandbox/scenarios";
   app.openapi(

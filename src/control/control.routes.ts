@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ADMIN_SECURITY, errorResponses, jsonBody, jsonResponse } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
-import { scenarioSchema } from "../scenarios/scenario.schema.js";
+import { ScenarioDocumentSchema } from "../scenarios/scenario.schema.js";
 import {
   AdvanceRequestSchema,
   AdvanceResponseSchema,
@@ -16,6 +16,7 @@ const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
 
 export const healthRoute = createRoute({
+  operationId: "getHealth",
   method: "get",
   path: "/_sandbox/health",
   tags,
@@ -26,6 +27,7 @@ export const healthRoute = createRoute({
 });
 
 export const resetRoute = createRoute({
+  operationId: "resetSandbox",
   method: "post",
   path: "/_sandbox/reset",
   tags,
@@ -40,6 +42,7 @@ export const resetRoute = createRoute({
 });
 
 export const clockRoute = createRoute({
+  operationId: "getClock",
   method: "get",
   path: "/_sandbox/clock",
   tags,
@@ -49,6 +52,7 @@ export const clockRoute = createRoute({
 });
 
 export const advanceRoute = createRoute({
+  operationId: "advanceClock",
   method: "post",
   path: "/_sandbox/clock/advance",
   tags,
@@ -59,6 +63,7 @@ export const advanceRoute = createRoute({
 });
 
 export const loadScenarioRoute = createRoute({
+  operationId: "loadScenario",
   method: "post",
   path: "/_sandbox/scenarios",
   tags,
@@ -68,7 +73,7 @@ export const loadScenarioRoute = createRoute({
     body: {
       required: false,
       content: {
-        "application/json": { schema: scenarioSchema.meta({ id: "ScenarioDocument" }) },
+        "application/json": { schema: ScenarioDocumentSchema },
         "application/yaml": { schema: z.string() },
         "text/yaml": { schema: z.string() },
       },
@@ -78,6 +83,7 @@ export const loadScenarioRoute = createRoute({
 });
 
 export const listScenariosRoute = createRoute({
+  operationId: "listScenarios",
   method: "get",
   path: "/_sandbox/scenarios",
   tags,

@@ -3,6 +3,7 @@ import { ADMIN_SECURITY, errorResponses, jsonBody, pathParam } from "../http/sch
 import { CompleteRequestSchema, CompleteResponseSchema } from "../modules/transactions/transactions.wire.js";
 
 export const completeTransactionRoute = createRoute({
+  operationId: "completeTransaction",
   method: "post",
   path: "/_sandbox/transactions/{id}/complete",
   tags: ["Sandbox control plane"],

@@ -1,6 +1,7 @@
 /** The dashboard's dependencies, as the composition root hands them over. */
 import type { Config } from "../config.js";
 import type { ControlService } from "../control/control.service.js";
+import type { CoverageService } from "../coverage/coverage.service.js";
 import type { Db } from "../db/client.js";
 import type { EventLog } from "../events/event-log.js";
 import type { TransactionLifecycle } from "../modules/transactions/lifecycle.js";
@@ -31,4 +32,6 @@ export interface DashboardDeps {
   /** What is done here, the dashboard's own actions included, for the recording (docs/recording.md). */
   recorder: Recorder;
   scenarios: RecordingDeps["scenarios"];
+  /** Which payment behaviours happened here (the Coverage page, docs/coverage.md). */
+  coverage: Pick<CoverageService, "report">;
 }

@@ -145,7 +145,7 @@ export interface Flash {
 export interface Frame {
   /** The page's own path and query: the clock forms come back to it. */
   here: string;
-  section: "transactions" | "subscriptions" | "merchants" | "none";
+  section: "transactions" | "subscriptions" | "merchants" | "coverage" | "none";
   nowMs: number;
   scale: number;
   flash?: Flash | undefined;
@@ -167,6 +167,7 @@ const SECTIONS = [
   { id: "transactions", href: "/", label: "Transactions" },
   { id: "subscriptions", href: "/dashboard/subscriptions", label: "Subscriptions" },
   { id: "merchants", href: "/dashboard/merchants", label: "Merchants & scenarios" },
+  { id: "coverage", href: "/dashboard/coverage", label: "Coverage" },
 ] as const;
 
 const ADVANCE_STEPS = [

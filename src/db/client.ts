@@ -33,6 +33,8 @@ export interface OpenOptions {
    * `false` runs the migrations even over an image (a snapshot of an older version, docs/snapshots.md).
    */
   migrated?: boolean;
+  /** Only the first `n` migrations of the folder: the schema an older paysandbox's database has (src/snapshots/check.ts). */
+  migrations?: number;
 }
 
 /** Migrations read once per folder: each open of a sandbox's file would read and hash every file again. */
@@ -87,8 +89,9 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
   const db = drizzle({ client: sqlite, schema }) as Db;
   if (!fromImage) {
     const folder = o.migrationsFolder ?? MIGRATIONS;
+    const all = migrations(folder);
     (db as unknown as { dialect: { migrate(m: MigrationMeta[], s: unknown, c: object): void } }).dialect.migrate(
-      migrations(folder),
+      o.migrations === undefined ? all : all.slice(0, o.migrations),
       (db as unknown as { session: unknown }).session,
       { migrationsFolder: folder },
     );

@@ -46,6 +46,8 @@ export class EventLog extends EventWriter {
   private closed = false;
   private readonly retention: Retention;
   private readonly followers: Followers;
+  private readonly commitListeners: Array<(newest: number) => void> = [];
+  private readonly pruneListeners: Array<(upTo: number) => void> = [];
 
   constructor(opts: EventLogOptions) {
     const repo = new EventsRepo(opts.db);
@@ -53,7 +55,9 @@ export class EventLog extends EventWriter {
     this.keepAliveMs = opts.keepAliveMs ?? KEEP_ALIVE_MS;
     // only this log writes events, and it has written none yet: what the file holds is committed
     this.high = repo.newest();
-    this.retention = new Retention(opts.db, repo, Math.max(1, opts.keep ?? DEFAULT_KEEP), this.high);
+    this.retention = new Retention(opts.db, repo, Math.max(1, opts.keep ?? DEFAULT_KEEP), this.high, (upTo) => {
+      for (const l of this.pruneListeners) l(upTo);
+    });
     const log = this;
     this.followers = new Followers(
       opts.db,
@@ -103,6 +107,16 @@ export class EventLog extends EventWriter {
     return this.followers.follow(after, filter, signal);
   }
 
+  /** Hears the newest committed id after each commit that wrote events (the coverage's fold, docs/coverage.md). */
+  onCommitted(listener: (newest: number) => void): void {
+    this.commitListeners.push(listener);
+  }
+
+  /** Hears, inside the deleting transaction, that the retention is about to delete the events up to `upTo`. */
+  onBeforePrune(listener: (upTo: number) => void): void {
+    this.pruneListeners.push(listener);
+  }
+
   /** Ends every listener (its sandbox is closing); nothing is written after. */
   close(): void {
     this.closed = true;
@@ -118,6 +132,7 @@ export class EventLog extends EventWriter {
     if (newest <= this.high) return;
     this.high = newest;
     this.followers.wakeSoon();
+    for (const l of this.commitListeners) l(newest);
     this.schedulePrune();
   }
 

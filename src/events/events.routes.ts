@@ -12,7 +12,7 @@ const typesList = z
     message: `a comma-separated list of ${EVENT_TYPES.join(", ")}`,
   });
 
-export const EventsQuerySchema = z.object({
+export const EventsQuerySchema = z.strictObject({
   since: z
     .string()
     .regex(ID, "an event id (a whole number)")
@@ -51,6 +51,7 @@ const DESCRIPTION = `Server-Sent Events, one per change in this sandbox, from wh
 Without \`since\` or \`Last-Event-ID\` the stream starts with the next event. A comment (\`: keep-alive\`) is sent after 15 s (real time) without an event. Events beyond the retention (SANDBOX_EVENTS_KEEP, the newest 100,000 by default) are pruned; resuming before the oldest kept answers 410.`;
 
 export const eventsRoute = createRoute({
+  operationId: "streamEvents",
   method: "get",
   path: "/_sandbox/events",
   tags: ["Sandbox control plane"],

@@ -21,6 +21,8 @@ export class Retention {
     private readonly keep: number,
     /** The newest committed id, when the log starts. */
     high: number,
+    /** Runs in the deleting transaction, before the events up to the id given are deleted (the coverage folds them first). */
+    private readonly beforePrune: (upTo: number) => void = () => undefined,
   ) {
     this.slack = Math.min(1_000, Math.ceil(keep / 100));
     const oldest = repo.oldest();
@@ -51,7 +53,10 @@ export class Retention {
     if (target <= this.floor) return false;
     const upTo = Math.min(target, this.floor + PRUNE_CHUNK);
     const from = this.floor;
-    inTransaction(this.db, () => this.repo.prune(from, upTo));
+    inTransaction(this.db, () => {
+      this.beforePrune(upTo);
+      this.repo.prune(from, upTo);
+    });
     this.floor = upTo;
     return upTo < target;
   }

@@ -40,12 +40,14 @@ function checkNesting(text: string, contentType: string | undefined): void {
 }
 
 /**
- * The body's text, through the stream's events: a `for await` over the stream costs an async
+ * The body's bytes, through the stream's events: a `for await` over the stream costs an async
  * iterator, its end-of-stream watcher and a promise per chunk on every request (~3% of a card
- * payment's CPU, docs/performance.md). Past `maxBytes` it rejects and destroys the stream, as
- * leaving a `for await` does; a stream closed before its end (the client went away) rejects.
+ * payment's CPU, docs/performance.md). Past `maxBytes` it rejects with `refusal` and stops reading,
+ * leaving the stream open: the 413 is answered first, then the rest is dropped before the connection
+ * closes (src/http/linger.ts), so the client reads its 413 whether it sent a Content-Length or chunks.
+ * A stream closed before its end (the client went away) rejects.
  */
-function readText(incoming: IncomingMessage, maxBytes: number): Promise<string> {
+function readChunks(incoming: IncomingMessage, maxBytes: number, refusal: () => SandboxError): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -53,13 +55,12 @@ function readText(incoming: IncomingMessage, maxBytes: number): Promise<string> 
       size += chunk.length;
       if (size > maxBytes) {
         done();
-        incoming.destroy();
-        reject(tooLarge());
+        reject(refusal());
       } else chunks.push(chunk);
     };
     const onEnd = () => {
       done();
-      resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+      resolve(chunks);
     };
     const onError = (err: Error) => {
       done();
@@ -110,14 +111,7 @@ export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandl
     if (bytes && incoming) {
       const declared = Number(incoming.headers["content-length"]);
       if (declared > binary.maxBytes) throw tooLarge(binaryLimit);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of incoming as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > binary.maxBytes) throw tooLarge(binaryLimit);
-        chunks.push(chunk);
-      }
-      const all = Buffer.concat(chunks);
+      const all = Buffer.concat(await readChunks(incoming, binary.maxBytes, () => tooLarge(binaryLimit)));
       (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
         all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
       );
@@ -132,7 +126,8 @@ export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandl
     }
     const declared = Number(incoming.headers["content-length"]);
     if (declared > maxBytes) throw tooLarge();
-    const text = await readText(incoming, maxBytes);
+    const chunks = await readChunks(incoming, maxBytes, tooLarge);
+    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
     checkNesting(text, c.req.header("content-type"));
     // Hono types the cache as values but stores and awaits promises
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);

@@ -57,3 +57,26 @@ export function documentCommonAnswers(registry: Registry, opts: CommonAnswersOpt
     }
   }
 }
+
+/** What a route's body may be sent as, by method and Hono route path: `(POST, /_sandbox/sandboxes)` → its media types. */
+export type BodyTypes = (method: string, routePath: string) => readonly string[] | undefined;
+
+/**
+ * The media types each route's body is declared with (docs/api.md#errors: a 415 names them), read
+ * from the registry on first use (every route is registered by then).
+ */
+export function bodyTypesOf(registry: Registry): BodyTypes {
+  let byRoute: Map<string, readonly string[]> | undefined;
+  return (method, routePath) => {
+    byRoute ??= new Map(
+      registry.definitions.flatMap((def) => {
+        const body = def.type === "route" ? def.route.request?.body?.content : undefined;
+        if (def.type !== "route" || !body) return [];
+        // OpenAPI's `{id}` is Hono's `:id`
+        const path = def.route.path.replace(/\{([^}]+)\}/g, ":$1");
+        return [[`${def.route.method.toUpperCase()} ${path}`, Object.keys(body)] as const];
+      }),
+    );
+    return byRoute.get(`${method.toUpperCase()} ${routePath}`);
+  };
+}

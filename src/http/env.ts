@@ -7,5 +7,7 @@ export type AppEnv = {
     requestId: string;
     /** The errorMessage of a 4xx/5xx answer, for the request's log line. */
     errorMessage: string;
+    /** The coverage behaviour a refusal is, when its module named one (docs/coverage.md). */
+    behaviour: string;
   };
 };

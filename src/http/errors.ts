@@ -19,6 +19,7 @@ import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
 import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import { didYouMean } from "../platform/unknown-keys.js";
+import type { BodyTypes } from "./common-answers.js";
 import type { AppEnv } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
 import { malformedJsonMessage } from "./json-syntax.js";
@@ -33,6 +34,9 @@ const badRequestBody = (message: string, problems: readonly FieldProblem[]) => (
   errors: problems.length > 0 ? problems : [{ field: "body", message }],
 });
 
+/** An origin's syntax (docs/wallets.md). */
+export const ORIGIN_REASON = 'expected a host such as "shop.example" or an http(s) URL such as "https://shop.example:8443"';
+
 /**
  * Reasons for the checks zod knows only as a pattern or a refine, by the field's last name.
  * A person reads these in `errors[]`: what the value must look like, with an example.
@@ -45,6 +49,7 @@ const FIELD_HINTS: Record<string, string> = {
   startDate: 'expected a calendar date written YYYY-MM-DD, e.g. "2026-02-01"',
   ip: 'expected an IPv4 or IPv6 address such as "203.0.113.7"',
   email: 'expected an email address such as "jane@example.com"',
+  origin: ORIGIN_REASON,
   number: CARD_NUMBER_REASON,
   expMonth: 'expected the month as two digits, "01" to "12"',
   expYear: 'expected a four-digit year such as "2030"',
@@ -102,6 +107,7 @@ function reasonOf(issue: z.core.$ZodIssue, missing: boolean, value: unknown): st
       if (hint) return `${hint} (got ${typeName(value, last)})`;
       return `expected ${issue.expected === "object" ? "an object" : `a ${issue.expected}`}, got ${typeName(value, last)}`;
     case "invalid_value":
+      if (hint) return hint;
       return `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`;
     case "too_small":
       if (issue.origin === "string" && Number(issue.minimum) === 1) return "must not be empty";
@@ -233,19 +239,52 @@ async function bodyText(c: Context<AppEnv>): Promise<string | undefined> {
   }
 }
 
+/** A refused input as its 400, in the envelope. */
+function refused(c: Context<AppEnv>, err: SandboxError) {
+  c.set("errorMessage", withReason(err.message, err.problems));
+  if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
+  return c.json(badRequestBody(err.message, err.problems), 400);
+}
+
 /** OpenAPIHono defaultHook: validation failures go through the same envelope. */
 export const validationHook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (!result.success) {
-    const err = zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target));
-    c.set("errorMessage", withReason(err.message, err.problems));
-    if (wantsErrorField(c)) return c.json({ error: err.message }, 400);
-    return c.json(badRequestBody(err.message, err.problems), 400);
+    return refused(c, zodToSandboxError(result.error as z.ZodError, result.target, await rawInput(c, result.target)));
   }
 };
 
-export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
+/** A 415's message: the media types its route takes (a route not found: JSON, what every other route takes). */
+export function unsupportedMediaType(types: readonly string[] = ["application/json"]): string {
+  const listed = types.length > 1 ? `${types.slice(0, -1).join(", ")} or ${types.at(-1)}` : (types[0] ?? "application/json");
+  return `Unsupported Media Type: send Content-Type: ${listed}`;
+}
+
+/**
+ * A route's hook whose 400 is worded by `reasons`, the same rule written as one object: a union of
+ * closed objects (what the document shows, `{by} | {to}`) refuses a body as a whole, where this
+ * names the field that is wrong and why. What `reasons` accepts (it should refuse all the union
+ * does) keeps the union's own words.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a hook fits any route; it answers only the 400, in the envelope
+export function explainedBy(
+  reasons: z.ZodType,
+  /** When `reasons` accepts what the route refused: the route's own way to say why (else zod's words). */
+  otherwise?: (raw: unknown) => void,
+): Hook<any, AppEnv, any, any> {
+  return async (result, c) => {
+    if (result.success) return;
+    const raw = await rawInput(c, result.target);
+    const again = reasons.safeParse(raw);
+    if (again.success) otherwise?.(raw);
+    return refused(c, zodToSandboxError(again.success ? (result.error as z.ZodError) : again.error, result.target, raw));
+  };
+}
+
+/** `bodyTypes`: the media types of each route's body (src/http/common-answers.ts), which its 415 names. */
+export function errorHandler(logger: Logger, bodyTypes?: BodyTypes): ErrorHandler<AppEnv> {
   return async (err, c) => {
     if (err instanceof SandboxError) {
+      if (err.behaviour) c.set("behaviour", err.behaviour);
       c.set("errorMessage", err.message);
       if (wantsErrorField(c)) return c.json({ error: err.message }, err.status);
       if (err.status !== 400) return c.json(errorBody(err.message), err.status);
@@ -264,7 +303,7 @@ export function errorHandler(logger: Logger): ErrorHandler<AppEnv> {
           : status === 413
             ? "Request body too large (limit 1 MiB)"
             : status === 415
-              ? "Unsupported Media Type: send Content-Type: application/json"
+              ? unsupportedMediaType(bodyTypes?.(c.req.method, c.req.routePath))
               : err.message || "Request refused";
       c.set("errorMessage", message);
       if (wantsErrorField(c)) return c.json({ error: message }, status);

@@ -7,11 +7,14 @@ import type { AppEnv } from "./env.js";
 
 export const GATEWAY_PREFIXES = ["/api/v1", "/v1"] as const;
 
+/** The report's path under the prefixes: its credentials are headers of its own (docs/report.md). */
+export const REPORT_PATH = "/report-generator/s2s";
+
 /** Paths under the prefixes that take no bearer token (auth itself, the report's own headers). */
-export const PUBLIC_GATEWAY_PATHS = new Set(["/auth", "/report-generator/s2s"]);
+export const PUBLIC_GATEWAY_PATHS = new Set(["/auth", REPORT_PATH]);
 
 /** Paths under the prefixes whose error body is `{ error }`, not `{ errorMessage }` (docs/api.md: the report). */
-const ERROR_FIELD_PATHS = new Set(["/report-generator/s2s"]);
+const ERROR_FIELD_PATHS = new Set([REPORT_PATH]);
 
 /**
  * The error body's field for a request path: `error` on the report route (docs/report.md, docs/api.md#errors),

@@ -1,20 +1,25 @@
 import type { ServerResponse } from "node:http";
 import type Database from "better-sqlite3";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import { committed } from "../db/commit.js";
 import type { Merchant } from "../db/schema/index.js";
 import { safeEqual } from "../platform/crypto.js";
-import { unauthorized } from "../platform/errors.js";
+import { type SandboxError, unauthorized } from "../platform/errors.js";
 import type { AppEnv } from "./env.js";
 import { GATEWAY_PREFIXES, PUBLIC_GATEWAY_PATHS } from "./gateway.js";
+import { LINGER_MAX_MS, lingerIfUnread } from "./linger.js";
 
-/** What the bearer middleware needs of the auth service: the merchant of an Authorization header, or a 401. */
+/** What the gateway's auth middleware needs of the auth service: the merchant of a request's credentials, or a 401. */
 export interface Authenticator {
   authenticate(header: string | undefined): Promise<Merchant> | Merchant;
+  verifyCredentials(merchantKey: string | undefined, merchantSecret: string | undefined): Merchant;
 }
 
-/** Resolves the merchant from the bearer token for every gateway route but the public ones. */
+/**
+ * Resolves the merchant from the bearer token for every gateway route but the public ones. Mounted
+ * before the body is read: who is asking is judged first (docs/api.md#errors).
+ */
 export function bearerAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
@@ -26,13 +31,35 @@ export function bearerAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Protects /_sandbox/* with SANDBOX_ADMIN_TOKEN when it is set (docs/control-plane.md). */
+/** The report's own credentials, `x-merchant-key` and `x-merchant-secret` (docs/report.md), judged before its body. */
+export function reportCredentials(auth: Authenticator): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set("merchant", auth.verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
+    await next();
+  };
+}
+
+const ADMIN_BEARER = /^Bearer\s+(\S+)$/i;
+
+/**
+ * Why an Authorization header does not carry the admin token, or undefined when it does
+ * (docs/control-plane.md#the-admin-token): none, one of another form, or a token that does not match.
+ * The answer never repeats what was sent.
+ */
+export function adminRefusal(header: string | undefined, token: string): SandboxError | undefined {
+  if (!header) return unauthorized("Admin token required: Authorization: Bearer <SANDBOX_ADMIN_TOKEN>");
+  const given = ADMIN_BEARER.exec(header)?.[1];
+  if (given === undefined) return unauthorized("Malformed Authorization header: expected Bearer <SANDBOX_ADMIN_TOKEN>");
+  if (!safeEqual(given, token)) return unauthorized("Wrong admin token: the bearer token does not match SANDBOX_ADMIN_TOKEN");
+  return undefined;
+}
+
+/** Protects /_sandbox/* with SANDBOX_ADMIN_TOKEN when it is set (docs/control-plane.md), before the body is read. */
 export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (token) {
-      const header = c.req.header("authorization") ?? "";
-      const given = /^Bearer\s+(\S+)$/i.exec(header)?.[1] ?? "";
-      if (!safeEqual(given, token)) throw unauthorized("Admin token required: Authorization: Bearer <SANDBOX_ADMIN_TOKEN>");
+      const refusal = adminRefusal(c.req.header("authorization"), token);
+      if (refusal) throw refusal;
     }
     await next();
   };
@@ -41,10 +68,13 @@ export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> 
 /**
  * Group commit (src/db/commit.ts): an answer leaves only once the writes of its turn are
  * committed, so nothing is acknowledged that a crash could take back. A failed commit is a 500.
+ * `refused`, when given, hears of every answer of 400 or more first (the coverage report's error
+ * answers, docs/coverage.md), so what it writes commits with the answer; an answer below 400 costs one comparison.
  */
-export function awaitCommit(sqlite: Database.Database): MiddlewareHandler<AppEnv> {
-  return async (_c, next) => {
+export function awaitCommit(sqlite: Database.Database, refused?: (c: Context<AppEnv>) => void): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
     await next();
+    if (refused && c.res.status >= 400) refused(c);
     const done = committed(sqlite);
     if (done) await done;
   };
@@ -55,9 +85,11 @@ const REQUEST_ID = /^[\w\-.:]{1,255}$/;
 /**
  * The request id (echoed from `X-Request-Id` when it is a sane token, else a new UUID) and one log
  * line per request: method, path, status, ms, request id. Bodies are never logged, so card numbers
- * and CVVs cannot reach the log. One middleware for both: each async layer costs every request.
+ * and CVVs cannot reach the log. And an answer given before its body has all arrived closes the
+ * connection after it without losing it (src/http/linger.ts; `lingerMs` bounds that). One middleware
+ * for all three: each async layer costs every request.
  */
-export function requestContext(logger: Logger, basePath = ""): MiddlewareHandler<AppEnv> {
+export function requestContext(logger: Logger, basePath = "", lingerMs = LINGER_MAX_MS): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const given = c.req.header("x-request-id");
     const reqId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -71,6 +103,7 @@ export function requestContext(logger: Logger, basePath = ""): MiddlewareHandler
     const logInfo = logger.isLevelEnabled("info");
     const start = logInfo ? performance.now() : 0;
     await next();
+    lingerIfUnread(c.env, lingerMs);
     const status = c.res.status;
     if (!logInfo && status < 500) return;
     const ms = logInfo ? Math.round((performance.now() - start) * 10) / 10 : undefined;

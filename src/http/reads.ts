@@ -14,6 +14,8 @@ import { errorResponses, jsonResponse, pathParam } from "./schemas.js";
 export interface ReadRouteConfig<S extends z.ZodType> {
   /** Under /api/v1 and /v1, ending in `{id}`: `/payments/card/status/{id}`. */
   path: `${string}/{id}`;
+  /** docs/api.md#operation-ids: `getCardPaymentStatus`. */
+  operationId: string;
   tags: string[];
   summary: string;
   /** The id's example in the document: `tx_4fQ...`. */
@@ -27,6 +29,7 @@ export interface ReadRouteConfig<S extends z.ZodType> {
 export function readRoute<S extends z.ZodType>(cfg: ReadRouteConfig<S>) {
   return createRoute({
     method: "get",
+    operationId: cfg.operationId,
     path: cfg.path,
     tags: cfg.tags,
     summary: cfg.summary,

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { INSTANT_REASON, parseInstant } from "../platform/clock.js";
-import { durationReason, parseDuration } from "../platform/duration.js";
+import { INSTANT_PATTERN, INSTANT_REASON, parseInstant } from "../platform/clock.js";
+import { DURATION_PATTERN, durationReason, parseDuration } from "../platform/duration.js";
 
 /**
  * The control plane's security as it is (docs/control-plane.md): the admin token when SANDBOX_ADMIN_TOKEN is
@@ -131,11 +131,11 @@ export const isoDuration = (description: string, example = "PT3M") =>
   z
     .string()
     .refine((v) => parseDuration(v) !== undefined, { error: (issue) => durationReason(String(issue.input)) })
-    .openapi({ format: "duration", description, example });
+    .openapi({ format: "duration", pattern: DURATION_PATTERN.source, description, example });
 
 /** An ISO 8601 instant (`2026-01-15T12:00:00Z`), refused with the rule and an example; `date-time` in the document. */
 export const isoInstant = (description: string, example = "2026-01-15T12:00:00Z") =>
   z
     .string()
     .refine((v) => parseInstant(v) !== undefined, INSTANT_REASON)
-    .openapi({ format: "date-time", description, example });
+    .openapi({ format: "date-time", pattern: INSTANT_PATTERN.source, description, example });

@@ -5,7 +5,7 @@
  */
 import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
-import { DECLINE_CODES, TEST_CARDS } from "../platform/fixtures.js";
+import { CURRENCIES, DECLINE_CODES, TEST_CARDS } from "../platform/fixtures.js";
 import { isCurrency } from "../platform/money.js";
 
 const regionNames = new Intl.DisplayNames(["en"], { type: "region", fallback: "none" });
@@ -38,7 +38,24 @@ export const PATTERNS = {
   cvv: /^\d{3,4}$/,
   amount: /^\d+(\.\d+)?$/,
   lang: /^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/,
+  email: emailPattern(),
 } as const;
+
+/**
+ * An e-mail address, one rule on both sides (docs/api.md#openapi-and-sdks): a dot-atom local part
+ * (RFC 5322 atext) `@` a host name of at least two labels whose last starts with a letter. Every
+ * such address is a valid `format: email` (RFC 5321 mailbox) too, and the document shows this pattern
+ * beside the format, so what a client draws from the document is what the server accepts.
+ */
+function emailPattern(): RegExp {
+  const atext = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+";
+  const label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  const top = "[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+  return new RegExp(`^${atext}(?:\\.${atext})*@(?:${label}\\.)+${top}$`);
+}
+
+/** An e-mail address (EMAIL_PATTERN's rule, shown as `format: email` with the pattern). */
+export const email = () => z.string().regex(PATTERNS.email).openapi({ format: "email", example: "jane@example.com" });
 
 /** device.ip's refine. */
 export const isIpAddress = (v: string) => isIP(v) !== 0;
@@ -69,7 +86,7 @@ export const BillingDetailsSchema = z
     country: z.string().refine(isCountry).openapi({ description: "ISO 3166-1 alpha-2", example: "US" }),
     postalCode: text(),
     phone: z.string().optional(),
-    email: z.email(),
+    email: email(),
     dateOfBirth: z.string().refine(isDate).openapi({ description: "YYYY-MM-DD", example: "1990-01-31" }),
   })
   .openapi("BillingDetails");
@@ -84,6 +101,58 @@ export const OrderSchema = z
     domainName: z.string().optional(),
   })
   .openapi("Order");
+
+const echoed = () => z.string().optional();
+
+/**
+ * Billing details as a record or callback echoes them: what the request gave (a card token's for a
+ * one-click or subscription charge, docs/tokens.md), field for field; `{}` when none was given.
+ */
+export const BillingDetailsEchoSchema = z
+  .object({
+    externalUserId: echoed(),
+    firstName: echoed(),
+    lastName: echoed(),
+    address1: echoed(),
+    city: echoed(),
+    state: echoed(),
+    country: echoed(),
+    postalCode: echoed(),
+    phone: echoed(),
+    email: echoed(),
+    dateOfBirth: echoed(),
+    ssn: echoed().openapi({ description: "APM only" }),
+    identityCode: echoed().openapi({ description: "APM only" }),
+  })
+  .openapi("BillingDetailsEcho", {
+    description: "The billing details the request gave (or its card token's), as given; {} when none",
+  });
+export type BillingDetailsEcho = z.infer<typeof BillingDetailsEchoSchema>;
+
+/** An order as a record or callback echoes it: what the request gave; `{}` when none (an APM payout without one). */
+export const OrderEchoSchema = z
+  .object({
+    date: echoed(),
+    orderId: echoed(),
+    title: echoed(),
+    siteId: echoed(),
+    name: echoed(),
+    domainName: echoed(),
+    items: z
+      .array(z.object({ name: z.string(), quantity: z.number().int(), price: z.string() }))
+      .optional()
+      .openapi({ description: "APM only" }),
+  })
+  .openapi("OrderEcho", { description: "The order the request gave, as given; {} when none" });
+export type OrderEcho = z.infer<typeof OrderEchoSchema>;
+
+/** Any JSON value (a step's request body, an APM payload's own keys): typed, not `unknown`, for a generated client. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export const JsonValueSchema: z.ZodType<JsonValue> = z
+  .lazy(() =>
+    z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(JsonValueSchema), z.record(z.string(), JsonValueSchema)]),
+  )
+  .openapi("JsonValue", { description: "Any JSON value" });
 
 /** Device fields that become required with requestThreeDSecure (docs/gateway.md#requests-and-answers). */
 export const THREE_DS_DEVICE_FIELDS = [
@@ -122,8 +191,19 @@ export const AmountSchema = z
   .regex(PATTERNS.amount)
   .openapi({ description: "Major units, at most the currency's minor digits", example: "20.50" });
 
-/** An ISO 4217 code from fixtures/currencies.json. */
-export const CurrencySchema = z.string().refine(isCurrency).openapi({ description: "ISO 4217", example: "USD" });
+/** The ISO 4217 codes of fixtures/currencies.json: the values a currency field takes. */
+export const CURRENCY_CODES = Object.keys(CURRENCIES) as [string, ...string[]];
+
+/**
+ * An ISO 4217 code from fixtures/currencies.json, documented as the enum of those codes (the refine
+ * is the same rule, written as a lookup so that a 400 says what a currency looks like).
+ */
+export const CurrencySchema = z.string().refine(isCurrency).openapi("Currency", {
+  type: "string",
+  enum: CURRENCY_CODES,
+  description: "ISO 4217 (fixtures/currencies.json)",
+  example: "USD",
+});
 
 /** Map<String,String> echoed back in records and callbacks. */
 export const MetadataSchema = z.record(z.string(), z.string()).openapi({ example: { orderRef: "A-1001" } });

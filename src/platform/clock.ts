@@ -26,9 +26,12 @@ export const realNowMs = (): number => Date.now();
 export const INSTANT_REASON =
   'expected an ISO 8601 instant such as "2026-01-15T12:00:00Z" (a date alone, "2026-01-15", is its midnight UTC)';
 
+/** The instants parseInstant reads (the document shows this pattern beside `format: date-time`). */
+export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
 /** Parses an ISO 8601 timestamp into ms, or undefined when it is not one. */
 export function parseInstant(value: string): number | undefined {
-  if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) return undefined;
+  if (!INSTANT_PATTERN.test(value)) return undefined;
   const ms = new Date(value.length === 10 ? `${value}T00:00:00Z` : value).getTime();
   return Number.isNaN(ms) ? undefined : ms;
 }

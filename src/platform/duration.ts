@@ -12,7 +12,9 @@ export interface Duration {
   seconds: number;
 }
 
-const PATTERN = /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+/** An ISO 8601 duration as parseDuration reads it (the document shows this pattern beside `format: duration`). */
+export const DURATION_PATTERN =
+  /^P(?!$)(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?=\d)(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /** What a duration must look like, for a 400's reason: the rule and examples. */
 export const DURATION_REASON =
@@ -26,7 +28,7 @@ export function durationReason(text: string): string {
 }
 
 export function parseDuration(text: string): Duration | undefined {
-  const m = PATTERN.exec(text);
+  const m = DURATION_PATTERN.exec(text);
   if (!m) return undefined;
   const n = (i: number) => (m[i] === undefined ? 0 : Number(m[i]));
   return { years: n(1), months: n(2), weeks: n(3), days: n(4), hours: n(5), minutes: n(6), seconds: n(7) };

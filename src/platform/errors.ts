@@ -40,6 +40,9 @@ export interface FieldProblem {
 }
 
 export class SandboxError extends Error {
+  /** The behaviour of the coverage catalogue this refusal is (docs/coverage.md), counted where it is answered. */
+  behaviour: string | undefined;
+
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -53,6 +56,12 @@ export class SandboxError extends Error {
   get status() {
     return statusOf(this.code);
   }
+}
+
+/** `err`, marked as the catalogue behaviour `id` (docs/coverage.md): a refusal a module owns, such as a refund over the remainder. */
+export function asBehaviour<E extends SandboxError>(err: E, id: string): E {
+  err.behaviour = id;
+  return err;
 }
 
 export const missingField = (path: string) =>

@@ -21,7 +21,7 @@
  */
 import { ID_PREFIXES } from "../platform/ids.js";
 import type { Scenario } from "../scenarios/scenario.schema.js";
-import { isPageStep, PAGE_STEPS } from "../scenarios/steps.schema.js";
+import { isPageStep, PAGE_OUTCOMES, PAGE_STEPS } from "../scenarios/steps.schema.js";
 import type { RecordedCall, RecordedDelivery } from "./recorder.js";
 import { Builder, isObject } from "./step-drafts.js";
 
@@ -145,6 +145,8 @@ class SessionSteps {
   private replayNow: number;
   /** The newest delivery seq of the calls so far. */
   private lastUpTo = 0;
+  /** Page posts no step can make (an `outcome` that is none of the page's buttons), for the header. */
+  private readonly leftOut: string[] = [];
 
   constructor(private readonly input: ExportInput) {
     this.b = new Builder(input.testCards);
@@ -207,6 +209,9 @@ class SessionSteps {
       ...(b.unplaced.length > 0
         ? [`Not expected (no earlier answer names them): the deliveries of ${[...new Set(b.unplaced)].join(", ")}`]
         : []),
+      ...(this.leftOut.length > 0
+        ? [`Left out (a page step presses the page's success or failure button only): ${this.leftOut.join(", ")}`]
+        : []),
       ...(input.scenarios.length > 1
         ? [`The merchants, rates, cards and rules of ${input.scenarios.length} loaded scenarios, merged.`]
         : []),
@@ -232,9 +237,13 @@ class SessionSteps {
   /** A shopper page's post: a `threeDS`, `hpp` or `qr` step. */
   private pageStep(call: RecordedCall, kind: keyof typeof PAGE_STEPS, body: Record<string, unknown>): void {
     const b = this.b;
-    const draft = b.add({}, "page");
     const id = decodeURIComponent(call.path.split("?")[0]?.split("/").pop() ?? "");
     const { outcome, ...fields } = body as Record<string, string>;
+    if (!(PAGE_OUTCOMES as readonly (string | undefined)[]).includes(outcome)) {
+      this.leftOut.push(`the ${PAGE_STEPS[kind].label} post of ${id} with outcome=${outcome ?? "(none)"} (${call.status})`);
+      return;
+    }
+    const draft = b.add({}, "page");
     const spec: Record<string, unknown> = { transactionId: b.refText(id, draft), outcome };
     if (kind === "hpp" && Object.keys(fields).length > 0) spec.fields = fields;
     draft.fields = {

@@ -192,53 +192,65 @@ export class FileRun {
 
   /**
    * threeDS / hpp / qr: what a shopper's browser does (docs/cards.md#3ds-challenge,
-   * docs/apm.md#the-hosted-payment-page): GET the page, read its form, POST it urlencoded to the form's action with the chosen
-   * `outcome` button (and, on the HPP, the fields typed in). Fields the page does not ask for fail the step.
+   * docs/apm.md#the-hosted-payment-page, docs/run.md#steps): GET the page, read its form, POST it
+   * urlencoded to the form's action with the chosen `outcome` button (and, on the HPP, the fields
+   * typed in). The page must be open and have that button, unless the step expects the post refused
+   * (`expect.status` 400 or more): that is a post the page would not make now (a second press of a
+   * page still on the screen, an unknown transaction, a button it lacks), which a recorded session
+   * holds, so it is sent as given, to the form's action or the page's own address. Fields the page
+   * does not ask for are sent too (the page ignores them, as it did for the session); a refused post
+   * names them.
    */
   private async page(kind: PageStep, step: Step): Promise<string> {
     const spec = this.resolve(step[kind]);
     if (!spec) throw new StepFailure(`no ${kind}`);
     const { label, path } = PAGE_STEPS[kind];
+    const wanted = step.expect?.status;
+    const refusal = wanted !== undefined && wanted >= 400;
     const pagePath = `/sandbox/${path}/${encodeURIComponent(spec.transactionId)}`;
     const page = await this.target.send("GET", pagePath);
-    if (page.status !== 200) {
-      throw new StepFailure(`the ${label} GET ${pagePath} answered ${page.status}`, {
-        response: trimBody(page.text),
-        summary: `GET ${pagePath} → ${page.status}`,
-      });
-    }
-    const form = readForm(page.text);
-    if (!form) throw new StepFailure(`the ${label} ${pagePath} has no <form>`, { response: trimBody(page.text) });
-    if (!form.outcomes.includes(spec.outcome)) {
-      throw new StepFailure(`the ${label} has no outcome=${spec.outcome} button (it has: ${form.outcomes.join(", ") || "none"})`);
+    const form = page.status === 200 ? readForm(page.text) : undefined;
+    if (!refusal) {
+      if (page.status !== 200) {
+        throw new StepFailure(`the ${label} GET ${pagePath} answered ${page.status}`, {
+          response: trimBody(page.text),
+          summary: `GET ${pagePath} → ${page.status}`,
+        });
+      }
+      if (!form) throw new StepFailure(`the ${label} ${pagePath} has no <form>`, { response: trimBody(page.text) });
+      if (!form.outcomes.includes(spec.outcome)) {
+        throw new StepFailure(
+          `the ${label} has no outcome=${spec.outcome} button (it has: ${form.outcomes.join(", ") || "none"})`,
+        );
+      }
     }
     const fields = (kind === "hpp" ? (step.hpp?.fields ? this.resolve(step.hpp.fields) : {}) : {}) as Record<string, string>;
-    const unknown = Object.keys(fields).filter((f) => !form.inputs.has(f));
-    if (unknown.length > 0) {
-      const asks = [...form.inputs.keys()].join(", ") || "nothing";
-      throw new StepFailure(`the ${label} has no field ${unknown.join(", ")} (it asks for: ${asks})`, {
-        response: trimBody(page.text),
-      });
-    }
     const values = new URLSearchParams();
-    for (const [name, value] of form.inputs) values.set(name, fields[name] ?? value);
+    for (const [name, value] of form?.inputs ?? []) values.set(name, fields[name] ?? value);
+    for (const [name, value] of Object.entries(fields)) values.set(name, value);
     values.set("outcome", spec.outcome);
-    const action = this.target.local(new URL(form.action || pagePath, `http://page${pagePath}`).toString());
-    const reply = await this.target.send(form.method, action, {
+    const method = form?.method ?? "POST";
+    const action = this.target.local(new URL(form?.action || pagePath, `http://page${pagePath}`).toString());
+    const reply = await this.target.send(method, action, {
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: values.toString(),
     });
     const location = reply.headers.get("location");
-    const summary = `${kind} ${spec.outcome}: ${form.method} ${action} → ${reply.status}${location ? ` ${location}` : ""}`;
-    const wanted = step.expect?.status;
+    const summary = `${kind} ${spec.outcome}: ${method} ${action} → ${reply.status}${location ? ` ${location}` : ""}`;
     const ok = wanted === undefined ? reply.status >= 200 && reply.status < 400 : reply.status === wanted;
     if (!ok) {
-      throw new StepFailure(`the ${label} form answered ${reply.status}${wanted === undefined ? "" : `, expected ${wanted}`}`, {
-        expected: wanted ?? "2xx or 3xx",
-        actual: reply.status,
-        response: trimBody(reply.text),
-        summary,
-      });
+      const unasked = form ? Object.keys(fields).filter((f) => !form.inputs.has(f)) : [];
+      const asks = [...(form?.inputs.keys() ?? [])].join(", ") || "nothing";
+      throw new StepFailure(
+        `the ${label} form answered ${reply.status}${wanted === undefined ? "" : `, expected ${wanted}`}` +
+          (unasked.length > 0 ? ` (the page has no field ${unasked.join(", ")}; it asks for: ${asks})` : ""),
+        {
+          expected: wanted ?? "2xx or 3xx",
+          actual: reply.status,
+          response: trimBody(reply.text),
+          summary,
+        },
+      );
     }
     return summary;
   }

@@ -1,10 +1,20 @@
 /**
  * `${callbackUrl}` (docs/run.md steps): a webhook receiver the run opens on 127.0.0.1 when a file
  * points its callbacks at it, answering 200 to every POST, so deliveries succeed for real and fast.
+ * `${callbackUrl}?fail=N` answers 503 to the first N attempts of each delivery (its
+ * `X-Sandbox-Attempt`), then 200; `?fail=all` to every attempt: a file can see retries, and a
+ * delivery that fails for good.
  * Opened on first use and shared by the files of one command, also when they run side by side;
  * when no file needs it, no port is opened.
  */
 import { createServer, type Server } from "node:http";
+
+/** Whether `?fail=` in the delivery's URL refuses this attempt: `all`, or a number of first attempts. */
+function refuses(url: string, attempt: number): boolean {
+  const fail = new URL(url, "http://receiver").searchParams.get("fail");
+  if (fail === null) return false;
+  return fail === "all" || (/^\d+$/.test(fail) && attempt <= Number(fail));
+}
 
 export class Receiver {
   private server: Server | undefined;
@@ -28,6 +38,10 @@ export class Receiver {
       req.resume();
       req.on("end", () => {
         this.received++;
+        if (refuses(req.url ?? "", Number(req.headers["x-sandbox-attempt"] ?? 1))) {
+          res.writeHead(503, { "content-type": "application/json" }).end('{"received":false}');
+          return;
+        }
         res.writeHead(200, { "content-type": "application/json" }).end('{"received":true}');
       });
     });

@@ -12,6 +12,7 @@
  */
 import { basename } from "node:path";
 import { performance } from "node:perf_hooks";
+import type { CoverageReport } from "../coverage/coverage.wire.js";
 import { describeStep, FileRun, StepFailure } from "./file-run.js";
 import { httpTarget, TargetError } from "./http-target.js";
 import { inProcessTarget, snapshotInProcessTarget } from "./in-process.js";
@@ -49,6 +50,8 @@ export interface FileResult {
   sandbox?: { id: string; baseUrl: string; kept: boolean };
   /** A line for the reader about what outlived the run (`kept sandbox … at …`, a failed delete). */
   note?: string;
+  /** With `coverage`: the file's sandbox's coverage report, read after its steps (docs/coverage.md). */
+  coverage?: CoverageReport;
 }
 
 /** Files run side by side by default, at most this many. */
@@ -62,6 +65,8 @@ export interface RunOptions {
   keep?: boolean;
   /** Files run at once (default: defaultParallel). */
   parallel?: number;
+  /** Read each file's sandbox's coverage report after its steps (`--coverage`, docs/coverage.md). */
+  coverage?: boolean;
   /**
    * Called as each file starts and ends, and as each step starts (the live progress line) and ends;
    * `fileIndex` is the file's place in the list (files run side by side).
@@ -145,11 +150,27 @@ async function runSteps(loaded: LoadedFile, opts: RunOptions, receiver: Receiver
   } finally {
     // the webhooks of the last steps go out and are answered before the sandbox ends (docs/run.md)
     await target.runDue().catch(() => undefined);
+    if (opts.coverage) {
+      const coverage = await readCoverage(target);
+      if (typeof coverage === "string") result.note = coverage;
+      else result.coverage = coverage;
+    }
     const note = await target.close();
-    if (note) result.note = note;
+    if (note) result.note = result.note ? `${result.note}\n${note}` : note;
   }
   result.ms = performance.now() - t0;
   return result;
+}
+
+/** The sandbox's coverage report (GET /_sandbox/coverage), or why it could not be read. */
+async function readCoverage(target: Target): Promise<CoverageReport | string> {
+  try {
+    const reply = await target.send("GET", "/_sandbox/coverage", { headers: { accept: "application/json" } });
+    if (reply.status === 200) return JSON.parse(reply.text) as CoverageReport;
+    return `no coverage: GET /_sandbox/coverage answered ${reply.status}${reply.status === 404 ? " (a server from before coverage, docs/coverage.md)" : ""}`;
+  } catch (err) {
+    return `no coverage: ${(err as Error).message}`;
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ const tags = ["Sandboxes"];
 const security = ADMIN_SECURITY;
 
 export const createSandboxRoute = createRoute({
+  operationId: "createSandbox",
   method: "post",
   path: "/_sandbox/sandboxes",
   tags,
@@ -32,6 +33,7 @@ export const createSandboxRoute = createRoute({
 });
 
 export const listSandboxesRoute = createRoute({
+  operationId: "listSandboxes",
   method: "get",
   path: "/_sandbox/sandboxes",
   tags,
@@ -41,6 +43,7 @@ export const listSandboxesRoute = createRoute({
 });
 
 export const getSandboxRoute = createRoute({
+  operationId: "getSandbox",
   method: "get",
   path: "/_sandbox/sandboxes/{id}",
   tags,
@@ -51,6 +54,7 @@ export const getSandboxRoute = createRoute({
 });
 
 export const deleteSandboxRoute = createRoute({
+  operationId: "deleteSandbox",
   method: "delete",
   path: "/_sandbox/sandboxes/{id}",
   tags,
@@ -60,7 +64,7 @@ export const deleteSandboxRoute = createRoute({
     "Answers 204 once the webhook attempts on the wire have their answers and every delivery already due has had its attempt (at most the attempt timeout, 10 s); then it is gone. `?force=true` cuts them off at once.",
   request: {
     params: pathParam("id"),
-    query: z.object({
+    query: z.strictObject({
       force: z
         .enum(["true", "false"])
         .optional()

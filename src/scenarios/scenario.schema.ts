@@ -5,18 +5,33 @@
  */
 import { z } from "zod";
 import { luhnValid } from "../platform/cards.js";
-import { parseInstant } from "../platform/clock.js";
-import { parseDuration } from "../platform/duration.js";
+import { INSTANT_PATTERN, parseInstant } from "../platform/clock.js";
+import { DURATION_PATTERN, parseDuration } from "../platform/duration.js";
 import { CURRENCIES, DECLINE_CODES } from "../platform/fixtures.js";
 import { didYouMean } from "../platform/unknown-keys.js";
 import { stepsSchema } from "./steps.schema.js";
 
-const currency = z.string().refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency");
+// Each rule below is written as a check (for its words in an error) and shown to the document as
+// the same rule in JSON Schema (the enum of the table it looks in, the pattern it tests with).
+const CURRENCY_CODES = Object.keys(CURRENCIES);
+const currency = z
+  .string()
+  .refine((c) => Object.hasOwn(CURRENCIES, c), "unknown ISO 4217 currency")
+  .meta({ enum: CURRENCY_CODES, description: "ISO 4217 (fixtures/currencies.json)" });
 const declineCode = z
   .number()
   .int()
-  .refine((c) => DECLINE_CODES.some((d) => d.code === c), "unknown decline code (see fixtures/decline-codes.json)");
-const duration = z.string().refine((d) => parseDuration(d) !== undefined, "expected an ISO 8601 duration such as PT5M");
+  .refine((c) => DECLINE_CODES.some((d) => d.code === c), "unknown decline code (see fixtures/decline-codes.json)")
+  .meta({ enum: DECLINE_CODES.map((d) => d.code), description: "fixtures/decline-codes.json" });
+const duration = z
+  .string()
+  .refine((d) => parseDuration(d) !== undefined, "expected an ISO 8601 duration such as PT5M")
+  .meta({ format: "duration", pattern: DURATION_PATTERN.source });
+/** A card number: 12 to 19 digits, Luhn-valid (the check digit, which no pattern can say: its example is one). */
+const cardNumber = z
+  .string()
+  .refine(luhnValid, "not a Luhn-valid card number")
+  .meta({ pattern: "^\\d{12,19}$", description: "12 to 19 digits, Luhn-valid", example: "4242424242424242" });
 
 export const outcomeSpecSchema = z
   .object({
@@ -68,7 +83,7 @@ export const scenarioMerchantSchema = z
 
 export const scenarioCardSchema = z
   .object({
-    number: z.string().refine(luhnValid, "not a Luhn-valid card number"),
+    number: cardNumber,
     label: z.string().optional(),
     payment: outcomeSpecSchema.optional(),
     recurring: z.object({ first: outcomeSpecSchema.optional(), later: outcomeSpecSchema.optional() }).strict().optional(),
@@ -92,7 +107,7 @@ export const scenarioRuleSchema = z
       .regex(/^\d+(\.\d+)?$/, 'expected a major-unit amount string such as "13.37"')
       .optional(),
     currency: currency.optional(),
-    card: z.string().refine(luhnValid, "not a Luhn-valid card number").optional(),
+    card: cardNumber.optional(),
     operation: z.enum(RULE_OPERATIONS).optional(),
     status: outcomeSpecSchema.shape.status.optional(),
     declineCode: declineCode.optional(),
@@ -112,6 +127,15 @@ export const scenarioRuleSchema = z
   .refine((r) => r.status !== undefined || r.httpStatus !== undefined || r.latencyMs !== undefined, {
     message: "required (or httpStatus / latencyMs for a fault-only rule)",
     path: ["status"],
+  })
+  .meta({
+    description:
+      "Matched by at least one of amount, card, operation; sets an outcome (status) or a fault (httpStatus, latencyMs)",
+    // one anyOf (a generator reads a single one well): a matcher given, and within it an outcome or a fault
+    anyOf: ["amount", "card", "operation"].map((matcher) => ({
+      required: [matcher],
+      anyOf: [{ required: ["status"] }, { required: ["httpStatus"] }, { required: ["latencyMs"] }],
+    })),
   });
 
 export const scenarioSchema = z
@@ -130,12 +154,14 @@ export const scenarioSchema = z
           .min(SCENARIO_LIMITS.minRate, `expected a rate of at least ${SCENARIO_LIMITS.minRate}`)
           .max(SCENARIO_LIMITS.maxRate, `expected a rate of at most ${SCENARIO_LIMITS.maxRate}`),
       )
-      .default({}),
+      .default({})
+      .meta({ propertyNames: { enum: CURRENCY_CODES } }),
     cards: z.array(scenarioCardSchema).max(SCENARIO_LIMITS.cards).default([]),
     rules: z.array(scenarioRuleSchema).max(SCENARIO_LIMITS.rules).default([]),
     startTime: z
       .string()
       .refine((s) => parseInstant(s) !== undefined, "expected an ISO 8601 date-time")
+      .meta({ format: "date-time", pattern: INSTANT_PATTERN.source })
       .optional()
       .describe("`paysandbox run`: the virtual time its fresh sandbox starts at (default: now)"),
     snapshot: z
@@ -150,6 +176,9 @@ export const scenarioSchema = z
   .strict();
 
 export type Scenario = z.output<typeof scenarioSchema>;
+
+/** The scenario format as the document names it (`ScenarioDocument`): one instance, so every use is one component. */
+export const ScenarioDocumentSchema = scenarioSchema.meta({ id: "ScenarioDocument" });
 export type ScenarioCard = z.output<typeof scenarioCardSchema>;
 export type ScenarioRule = z.output<typeof scenarioRuleSchema>;
 

@@ -141,8 +141,30 @@ export function parseDocument(text: string, source: string): unknown {
     document = loadYaml().parse(text, { merge: true, maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
     if (err instanceof SandboxError) throw err;
-    throw badRequest(`Invalid scenario (${source}): cannot parse: ${(err as Error).message.split("\n")[0]}`);
+    throw badRequest(`Invalid scenario (${source}): cannot parse: ${yamlSyntaxMessage(err as Error, text)}`);
   }
   if (valueTooDeep(document)) throw tooDeep(source);
   return document;
+}
+
+/**
+ * A YAML syntax error in one line. The yaml library's message is the reason, "at line L, column C:",
+ * then a code frame on the lines below, which is empty when the error is at the end of the text (an
+ * unclosed bracket or quote): so the line says where in words (the end of the document, after its
+ * last line) or by line and column, and shows that line.
+ */
+export function yamlSyntaxMessage(err: Error, text: string): string {
+  const first = err.message.split("\n")[0] ?? "";
+  const at = / at line \d+, column \d+:$/.exec(first);
+  const pos = (err as { pos?: unknown }).pos;
+  const place = (err as { linePos?: Array<{ line: number; col: number }> }).linePos?.[0];
+  if (!at || !Array.isArray(pos) || typeof pos[0] !== "number" || !place) return first.replace(/:$/, "");
+  const reason = first.slice(0, at.index);
+  const lines = text.split(/\r?\n/);
+  if (pos[0] >= text.trimEnd().length) {
+    let last = lines.length - 1;
+    while (last > 0 && (lines[last] ?? "").trim() === "") last--;
+    return `${reason} at the end of the document, after line ${last + 1}: ${JSON.stringify(lines[last] ?? "")}`;
+  }
+  return `${reason} at line ${place.line}, column ${place.col}: ${JSON.stringify(lines[place.line - 1] ?? "")}`;
 }

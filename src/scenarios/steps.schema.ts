@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
+import { JsonValueSchema } from "../http/wire.js";
 import { parseDuration } from "../platform/duration.js";
 
 /** The names `${...}` may use without a step saving them. */
@@ -43,10 +44,13 @@ const saveName = z
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a step reference, not a template
   .describe("keep the response body for later steps, as ${name.field}");
 
+/** The buttons of every shopper page, the only outcomes a page step presses. */
+export const PAGE_OUTCOMES = ["success", "failure"] as const;
+
 const pageAnswer = {
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a step reference, not a template
   transactionId: z.string().min(1).describe('the transaction, usually "${saved.transactionId}"'),
-  outcome: z.enum(["success", "failure"]).describe("the button the shopper presses"),
+  outcome: z.enum(PAGE_OUTCOMES).describe("the button the shopper presses"),
 };
 
 export const stepSchema = z
@@ -63,11 +67,11 @@ export const stepSchema = z
       .optional()
       .describe("a gateway or /_sandbox call, e.g. POST /api/v1/payments/card; the runner adds auth"),
     headers: z.record(z.string(), z.string()).optional().describe("extra request headers (an Authorization given here is kept)"),
-    body: z.unknown().optional().describe("the JSON request body"),
+    body: JsonValueSchema.optional().describe("the JSON request body"),
     expect: z
       .object({
         status: z.number().int().min(100).max(599).optional(),
-        body: z.unknown().optional().describe("every key given must match, objects partially and deeply"),
+        body: JsonValueSchema.optional().describe("every key given must match, objects partially and deeply"),
         headers: z.record(z.string(), z.string()).optional(),
       })
       .strict()
@@ -96,7 +100,9 @@ export const stepSchema = z
       .object({
         transactionId: z.string().min(1).optional(),
         subscriptionId: z.string().min(1).optional(),
-        body: z.unknown().optional().describe("a delivery whose body matches this (partially, deeply) must be in the journal"),
+        body: JsonValueSchema.optional().describe(
+          "a delivery whose body matches this (partially, deeply) must be in the journal",
+        ),
         delivery: z.enum(DELIVERY_STATUSES).optional().describe("and its delivery status"),
       })
       .strict()

@@ -58,7 +58,8 @@ export interface RunOptions {
  */
 export const SLICE_MS = 5;
 
-export type RanCounts = { ticks: number; charges: number; deliveries: number } & Record<string, number>;
+/** What a run did, by kind of work: every key its sources report (docs/control-plane.md#advance). */
+export type RanCounts = { ticks: number; charges: number; deliveries: number; completions: number } & Record<string, number>;
 
 /** Safety net against a source that keeps reporting work it never does. */
 const MAX_STEPS = 5_000_000;
@@ -138,7 +139,7 @@ export class DueWorkRunner {
   }
 
   private async runSteps(target: number | undefined, settle: boolean, signal?: AbortSignal): Promise<RanCounts> {
-    const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0 };
+    const ran: RanCounts = { ticks: 0, charges: 0, deliveries: 0, completions: 0 };
     for (const source of this.sources) source.took?.(); // started before this run: not its work
     let until = target ?? this.deps.clock.nowMs();
     let sliceStart = performance.now();

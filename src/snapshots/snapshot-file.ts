@@ -14,9 +14,10 @@
  * | 64… | the JSON (`SnapshotMeta`), then the image |
  *
  * A file is read in that order: not ours (magic), newer (version), cut short (lengths), damaged
- * (checksum), each a 400 that says so; the database inside is checked by the caller (its migrations).
+ * (checksum), each a 400 that says so; the database inside is checked by the caller (src/snapshots/check.ts).
  */
 import { createHash } from "node:crypto";
+import { MAX_CLOCK_ISO, MAX_CLOCK_MS } from "../platform/clock.js";
 import { badRequest } from "../platform/errors.js";
 
 export const SNAPSHOT_TYPE = "application/vnd.paysandbox.snapshot";
@@ -64,6 +65,9 @@ function digest(head: Buffer, meta: Buffer, image: Buffer): Buffer {
 
 const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
 
+/** An instant a clock can be at: from the earliest a JavaScript Date holds to the clock's limit. */
+const inClockRange = (ms: number) => ms >= -8_640_000_000_000_000 && ms <= MAX_CLOCK_MS;
+
 /**
  * Reads a snapshot file, or a 400 `Invalid snapshot: <why>`. The image is a view into `bytes`
  * (nothing copied).
@@ -97,6 +101,9 @@ export function readSnapshot(bytes: Buffer): Snapshot {
   }
   if (!Number.isFinite(nowMs) || typeof parsed !== "object" || parsed === null || typeof parsed.startMs !== "number") {
     throw refused("damaged (its clock or description is missing)");
+  }
+  if (!inClockRange(nowMs) || !inClockRange(parsed.startMs)) {
+    throw refused(`damaged (its clock's now or start is not an instant up to ${MAX_CLOCK_ISO})`);
   }
   return { version, migrations, nowMs, meta: parsed, image };
 }

@@ -3,6 +3,7 @@ import { ADMIN_SECURITY, errorResponses } from "../http/schemas.js";
 import { SNAPSHOT_TYPE, SnapshotFileSchema } from "./snapshots.wire.js";
 
 export const snapshotRoute = createRoute({
+  operationId: "getSnapshot",
   method: "get",
   path: "/_sandbox/snapshot",
   tags: ["Sandbox control plane"],

@@ -22,7 +22,7 @@ export const StorageSchema = z.enum(["file", "memory"]).openapi("SandboxStorage"
 });
 
 /** `?name=&ttl=&storage=` of `POST /_sandbox/sandboxes` with a snapshot body. */
-export const LoadSnapshotQuerySchema = z.object({
+export const LoadSnapshotQuerySchema = z.strictObject({
   name: z
     .string()
     .max(200)

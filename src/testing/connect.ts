@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { tokenExpiry } from "../platform/bearer.js";
 import { parseInstant, toIso, VirtualClock } from "../platform/clock.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
-import type { ConnectSandboxOptions, SandboxMerchant, TestSandbox } from "./types.js";
+import type { ConnectSandboxOptions, CoverageReport, SandboxMerchant, TestSandbox } from "./types.js";
 
 class ConnectError extends Error {}
 
@@ -242,6 +242,7 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
       hooks.received.length = 0;
     },
     snapshot: () => fetchSnapshot(url, admin),
+    coverage: async () => (await control("GET", "/_sandbox/coverage")) as unknown as CoverageReport,
     async close() {
       if (closed) return;
       closed = true;

@@ -15,16 +15,22 @@ import { createApp } from "../app.js";
 import { createServer as composeServer } from "../compose.js";
 import { defaultConfig } from "../config.js";
 import { createContext } from "../context.js";
+import type { CoverageReport as ServerCoverage } from "../coverage/coverage.wire.js";
 import { closeDb } from "../db/client.js";
+import { serverTimeouts } from "../http/server-timeouts.js";
 import { parseInstant, realNowMs, toIso, VirtualClock } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, type SandboxMerchant as ServerMerchant } from "../platform/fixtures.js";
 import { connectSandbox, fetchSnapshot, snapshotBytes } from "./connect.js";
 import { closeServer, listen, webhookReceiver } from "./receiver.js";
-import type { SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
+import type { CoverageReport, SandboxMerchant, StartSandboxOptions, TestSandbox } from "./types.js";
 
 export { connectSandbox } from "./connect.js";
 export type {
   ConnectSandboxOptions,
+  CoverageArea,
+  CoverageBehaviour,
+  CoverageEvidence,
+  CoverageReport,
   ReceivedWebhook,
   SandboxMerchant,
   SnapshotSource,
@@ -37,6 +43,8 @@ const DAY_MS = 86_400_000;
 /** types.ts may import nothing (it ships as the .d.ts), so it spells SandboxMerchant out: tsc fails here if it parts from the server's. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _sameMerchantShape: Same<SandboxMerchant, ServerMerchant> = true;
+/** And the coverage report, which it spells out too: tsc fails here if it parts from the route's schema. */
+const _sameCoverageShape: Same<CoverageReport, ServerCoverage> = true;
 
 function instant(value: string | Date, name: string): number {
   const ms = value instanceof Date ? value.getTime() : parseInstant(value);
@@ -69,7 +77,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     };
     const scenario = loadScenario();
     ctx.clockStore.save();
-    server = createServer(getRequestListener(createApp(ctx).fetch));
+    server = createServer(serverTimeouts(config), getRequestListener(createApp(ctx).fetch));
     const [url, hooksUrl] = await Promise.all([listen(server), listen(hooks.server)]);
     base = url;
     const first = scenario?.merchants[0] ?? BUILTIN_MERCHANT;
@@ -113,6 +121,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       },
       webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
       snapshot: () => fetchSnapshot(url),
+      coverage: async () => ctx.coverage.report(),
       async reset(opts = {}) {
         const at = opts.startTime === undefined ? undefined : instant(opts.startTime, "startTime");
         await ctx.control.reset(at === undefined ? {} : { startTime: at });
@@ -159,7 +168,7 @@ async function startFromSnapshot(options: StartSandboxOptions): Promise<TestSand
     logger: pino({ level: options.logLevel ?? "silent" }),
     publicUrl: () => base,
   });
-  const server = createServer(getRequestListener(composed.fetch));
+  const server = createServer(serverTimeouts(config), getRequestListener(composed.fetch));
   // due work of the root and of its sandbox, once a real second, as the server's own timer does
   const timer = setInterval(() => void composed.tick().catch(() => undefined), 1000);
   timer.unref();

@@ -76,6 +76,60 @@ export interface ReceivedWebhook {
   raw: string;
 }
 
+/** Where and when a behaviour was first seen (docs/coverage.md). */
+export interface CoverageEvidence {
+  transactionId?: string | undefined;
+  subscriptionId?: string | undefined;
+  /** A webhook delivery of the journal (wh_…). */
+  deliveryId?: string | undefined;
+  /** The call, for an error answer: "POST /api/v1/refunds/card". */
+  request?: string | undefined;
+  /** Virtual time, ISO 8601. */
+  at: string;
+  /** In a report merged by `paysandbox run --coverage`: the file whose sandbox saw it first. */
+  file?: string | undefined;
+}
+
+/** The areas of the coverage catalogue. */
+export type CoverageArea =
+  | "card"
+  | "tokens"
+  | "subscriptions"
+  | "refunds"
+  | "payouts"
+  | "apm"
+  | "webhooks"
+  | "idempotency"
+  | "errors";
+
+/** One behaviour of the catalogue in a coverage report. */
+export interface CoverageBehaviour {
+  /** Stable id, e.g. "card.payment.failed.decline-5". */
+  id: string;
+  area: CoverageArea;
+  title: string;
+  /** How to cause it: a test card, a scenario rule, a page's answer, a clock move. */
+  hint: string;
+  /** Times seen since the sandbox's last reset. */
+  count: number;
+  first: CoverageEvidence | null;
+}
+
+/** `GET /_sandbox/coverage`: which payment behaviours happened in a sandbox (docs/coverage.md). */
+export interface CoverageReport {
+  now: string;
+  /** Behaviours in the catalogue. */
+  total: number;
+  /** Behaviours seen at least once. */
+  seen: number;
+  /** seen / total in percent, rounded down to a tenth. */
+  percent: number;
+  areas: Array<{ area: CoverageArea; title: string; total: number; seen: number; percent: number }>;
+  behaviours: CoverageBehaviour[];
+  /** The ids never seen. */
+  unseen: string[];
+}
+
 /** A sandbox for one test file: `startSandbox()` (in this process) or `connectSandbox()` (on a running server). */
 export interface TestSandbox {
   /** Its id on the server ("sbx_…"), what `connectSandbox(url, {from})` forks; "root" for a plain startSandbox(). */
@@ -120,6 +174,11 @@ export interface TestSandbox {
   reset(options?: { startTime?: string | Date; snapshot?: boolean }): Promise<void>;
   /** GET /_sandbox/snapshot: its whole state now, as the file's bytes (docs/snapshots.md). */
   snapshot(): Promise<Buffer>;
+  /**
+   * GET /_sandbox/coverage: which payment behaviours (declines, 3DS outcomes, refunds, webhook
+   * retries...) happened in it since its last reset, and a hint for each one that did not (docs/coverage.md).
+   */
+  coverage(): Promise<CoverageReport>;
   /**
    * startSandbox: stops the server and the receiver and closes the database. connectSandbox:
    * deletes the sandbox on the server (`DELETE /_sandbox/sandboxes/{id}`) and stops the receiver.

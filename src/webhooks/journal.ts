@@ -5,6 +5,7 @@
  */
 
 import { type Db, inTransaction } from "../db/client.js";
+import { type Behaviour, cause, type Seen, UNSEEN } from "../platform/behaviours.js";
 import type { Clock } from "../platform/clock.js";
 import { toIso } from "../platform/clock.js";
 import { notFound } from "../platform/errors.js";
@@ -44,12 +45,22 @@ export function maskUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/i, "$1***@");
 }
 
+/** A delivery replayed (docs/coverage.md), noted where the replay is made: a delivery's row alone does not say it to the event log. */
+export const WEBHOOK_REPLAYED: Behaviour = {
+  id: "webhook.replayed",
+  area: "webhooks",
+  title: "A webhook delivery replayed (POST /_sandbox/webhooks/{id}/replay)",
+  cause: cause({ act: "pay", webhook: "ok" }, { act: "replay" }),
+};
+
 export interface JournalDeps {
   db: Db;
   clock: Clock;
   ids: Ids;
   /** Wakes the due-work runner (a replay is due at once). */
   poke: () => void;
+  /** Notes a replay for the coverage report (docs/coverage.md). */
+  seen?: Seen;
 }
 
 export class WebhookJournal {
@@ -109,13 +120,19 @@ export class WebhookJournal {
     // chaos on replay (docs/webhooks.md#webhook-chaos): the replay is a fresh delivery, so the original's chaos is not carried over
     const sig = row.headers["X-Checksum"];
     if (sig !== undefined && original.chaos === "badSignature") row.headers["X-Checksum"] = badChecksum(sig); // inverted twice: right again
-    inTransaction(this.deps.db, () =>
+    inTransaction(this.deps.db, () => {
       insertWithChaos(this.repo, row, chaos?.chaos ?? null, {
         now,
         delayBy: chaos?.delay,
         nextId: () => this.deps.ids.next("webhook"),
-      }),
-    );
+      });
+      (this.deps.seen ?? UNSEEN)(WEBHOOK_REPLAYED.id, {
+        deliveryId: newId,
+        transactionId: original.transactionId,
+        subscriptionId: original.subscriptionId,
+        at: now,
+      });
+    });
     this.deps.poke();
     return this.get(newId);
   }

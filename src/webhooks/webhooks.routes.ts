@@ -2,7 +2,10 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES } from "../db/schema/webhooks.js";
 import { ADMIN_SECURITY, errorResponses, isoDuration, jsonResponse, pathParam } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
+import { TRANSACTION_STATUSES } from "../modules/transactions/transitions.js";
+import { CALLBACKS } from "./callbacks.routes.js";
 import { CHAOS_MODES } from "./chaos.js";
+import type { CallbackKind } from "./signer.js";
 
 const tags = ["Sandbox control plane"];
 const security = ADMIN_SECURITY;
@@ -17,31 +20,49 @@ export const WebhookAttemptSchema = z
   })
   .openapi("WebhookAttempt");
 
+/** A delivery's fields besides its kind and body. */
+const DELIVERY = {
+  id: z.string().openapi({ example: "wh_4fQ..." }),
+  url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
+  headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
+  status: z.enum(DELIVERY_STATUSES).openapi({
+    description: "skipped: pending in the sandbox this one was copied from, never sent by the copy (docs/snapshots.md)",
+  }),
+  transactionId: z.string().nullable(),
+  subscriptionId: z.string().nullable(),
+  eventStatus: z.enum(TRANSACTION_STATUSES).openapi({ description: "The transactionStatus the callback reports" }),
+  createdAt: instant(),
+  nextAttemptAt: instant("When the next attempt is due; null when settled or waiting behind an earlier delivery").nullable(),
+  replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
+  chaos: z.enum(CHAOS_MODES).nullable().openapi({ description: "The chaos mode applied to this delivery, or null" }),
+  attempts: z.array(WebhookAttemptSchema),
+};
+
+const pascal = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
+
+/** One kind's delivery: its `kind` and the body of that callback kind (callbacks.routes.ts). */
+const deliveryOf = <K extends CallbackKind>(kind: K) =>
+  z
+    .object({
+      ...DELIVERY,
+      kind: z.literal(kind).openapi({ description: "The callback kind (the signer table's row, docs/webhooks.md#signature)" }),
+      body: CALLBACKS[kind].body.openapi({ description: "The callback body, as sent (docs/webhooks.md)" }),
+    })
+    .openapi(`${pascal(CALLBACKS[kind].name)}Delivery`);
+
+/** A journal entry: one of the kinds' deliveries, told apart by `kind`, whose `body` is that kind's callback. */
 export const WebhookDeliverySchema = z
-  .object({
-    id: z.string().openapi({ example: "wh_4fQ..." }),
-    kind: z.string().openapi({ description: "Callback kind: card_payment, apm_payment, refund, ..." }),
-    url: z.string().openapi({ description: "callbackUrl with paymentMethod (and apmType) added" }),
-    headers: z.record(z.string(), z.string()).openapi({ description: "Sent with every attempt, plus X-Sandbox-Attempt" }),
-    body: z.unknown().openapi({ description: "The callback body, as sent (docs/webhooks.md)" }),
-    status: z.enum(DELIVERY_STATUSES).openapi({
-      description: "skipped: pending in the sandbox this one was copied from, never sent by the copy (docs/snapshots.md)",
-    }),
-    transactionId: z.string().nullable(),
-    subscriptionId: z.string().nullable(),
-    eventStatus: z.string().openapi({ description: "The transactionStatus the callback reports" }),
-    createdAt: instant(),
-    nextAttemptAt: instant("When the next attempt is due; null when settled or waiting behind an earlier delivery").nullable(),
-    replayOf: z.string().nullable().openapi({ description: "The delivery this one replays" }),
-    chaos: z
-      .string()
-      .nullable()
-      .openapi({ description: "The chaos mode applied to this delivery (duplicate, reorder, delay, badSignature), or null" }),
-    attempts: z.array(WebhookAttemptSchema),
-  })
+  .discriminatedUnion("kind", [
+    deliveryOf("card_payment"),
+    deliveryOf("card_payout"),
+    deliveryOf("refund"),
+    deliveryOf("subscription_charge"),
+    deliveryOf("apm_payment"),
+    deliveryOf("apm_payout"),
+  ])
   .openapi("WebhookDelivery");
 
-export const WebhookJournalQuerySchema = z.object({
+export const WebhookJournalQuerySchema = z.strictObject({
   transactionId: z.string().min(1).optional(),
   subscriptionId: z.string().min(1).optional(),
   status: z.enum(DELIVERY_STATUSES).optional(),
@@ -51,6 +72,7 @@ export const WebhookJournalQuerySchema = z.object({
 export type WebhookDeliveryResponse = z.infer<typeof WebhookDeliverySchema>;
 
 export const webhookJournalRoute = createRoute({
+  operationId: "listWebhookDeliveries",
   method: "get",
   path: "/_sandbox/webhooks",
   tags,
@@ -61,6 +83,7 @@ export const webhookJournalRoute = createRoute({
 });
 
 export const webhookDeliveryRoute = createRoute({
+  operationId: "getWebhookDelivery",
   method: "get",
   path: "/_sandbox/webhooks/{id}",
   tags,
@@ -78,6 +101,7 @@ export const ReplayRequestSchema = z
   .openapi("WebhookReplayRequest");
 
 export const webhookReplayRoute = createRoute({
+  operationId: "replayWebhookDelivery",
   method: "post",
   path: "/_sandbox/webhooks/{id}/replay",
   tags,

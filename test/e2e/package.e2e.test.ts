@@ -2,7 +2,8 @@
  * The package installs anywhere, the way README.md and docs/getting-started.md say while it is not
  * on the npm registry: `npm pack` (which builds on prepack) writes paysandbox-<version>.tgz →
  * `npm install` of that tarball into an empty folder → `npx paysandbox start` serves, /docs and
- * its script included, /guide with its renderer and pages, and `paysandbox/testing` imports there. Skipped only when npm is absent.
+ * its script included, /guide with its renderer and pages, and `paysandbox/testing` imports there;
+ * SIGTERM to npx stops it all. Skipped only when npm is absent.
  *
  * The install uses the registry with --prefer-offline and runs no install scripts: better-sqlite3
  * 13's addon is prebuilt inside its package, so there is nothing to build
@@ -13,6 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { alive, commandOf, processTree } from "../helpers/process-tree.js";
 import { ROOT } from "../helpers/server.js";
 
 const npm = (() => {
@@ -65,6 +67,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
         "docs/getting-started.md",
         "docs/lifecycles.md",
         "docs/images/dashboard.png",
+        "checklists/go-live.yaml",
         "package.json",
       ]),
     );
@@ -82,6 +85,7 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
     expect(readdirSync(join(app, "node_modules/paysandbox")).sort()).toEqual([
       "README.md",
       "bin",
+      "checklists",
       "dist",
       "docs",
       "package.json",
@@ -132,5 +136,19 @@ describe.skipIf(!npm)("npm pack → install into an empty folder → npx paysand
     const lifecycles = await fetch(`${url}/guide/lifecycles`);
     expect(lifecycles.status).toBe(200);
     expect(await lifecycles.text()).toContain('<h2 id="subscriptions">Subscriptions</h2>');
+
+    // `kill $!` after `npx paysandbox start &`: SIGTERM to npx alone ends it, its shell and the server
+    // (bin/launcher.js), within the 2 s of docs/configuration.md#state-and-logs
+    const tree = processTree(proc.pid as number);
+    expect(tree.length, tree.map(commandOf).join("\n")).toBeGreaterThanOrEqual(2);
+    const closed = Promise.all(
+      [proc.stdout, proc.stderr].map((s) => new Promise<void>((resolve) => s?.on("close", () => resolve()))),
+    );
+    const t0 = performance.now();
+    proc.kill("SIGTERM");
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    expect(alive(tree).map(commandOf)).toEqual([]);
+    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(out).toContain("SIGTERM: shutting down");
   }, 240_000);
 });

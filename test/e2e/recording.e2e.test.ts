@@ -2,7 +2,7 @@
  * Recording a session as a steps file (docs/recording.md), end to end: a person's session in a
  * sandbox of a real server (every kind: card with and without 3DS, a scenario card, one-click, a
  * subscription with an advance, a refund, a card payout, APM with the hosted page, a QR pay-in, a
- * wallet pay-in, the report), across a restart of the server; `paysandbox record` writes it, and the
+ * wallet pay-in, the report, and each page pressed a second time), across a restart of the server; `paysandbox record` writes it, and the
  * file runs green with `paysandbox run` on fresh sandboxes, in the command's own process and on the
  * running server. Ids from earlier answers are references, never raw ids; no card number or CVV
  * reached the database files to make this possible.
@@ -78,6 +78,8 @@ describe("a session recorded and replayed (docs/recording.md)", () => {
     const challenged = await gw("POST", "/payments/card", threeDsBody(hook(), { card: { number: CARDS.threeDs } }));
     expect(challenged.body.transactionStatus).toBe("CUSTOMER_VERIFICATION");
     expect((await form(`/sandbox/3ds/${challenged.body.transactionId}`, { outcome: "success" })).status).toBeLessThan(400);
+    // the shopper presses again on the page still on the screen: 409, and the replay posts it again too
+    expect((await form(`/sandbox/3ds/${challenged.body.transactionId}`, { outcome: "success" })).status).toBe(409);
 
     const tokenized = await gw("POST", "/payments/card/tokenize", {
       requestId: "tok-by-hand",
@@ -149,8 +151,10 @@ describe("a session recorded and replayed (docs/recording.md)", () => {
       accountNumber: "1234567",
     });
     expect(page.status).toBe(303);
+    expect((await form(`/sandbox/hpp/${hpp.body.transactionId}`, { outcome: "failure" })).status).toBe(409);
     const qr = await gw("POST", "/payments/apm", apmBody("UPI_QR", { callbackUrl: hook() }));
     expect((await form(`/sandbox/qr/${qr.body.transactionId}`, { outcome: "success" })).status).toBeLessThan(400);
+    expect((await form(`/sandbox/qr/${qr.body.transactionId}`, { outcome: "success" })).status).toBe(409);
     const wallet = await gw(
       "POST",
       "/payments/apm",
@@ -181,6 +185,8 @@ describe("a session recorded and replayed (docs/recording.md)", () => {
     const doc = readStrict(file) as { steps: Array<Record<string, unknown>>; startTime: string };
     const kinds = doc.steps.map((s) => Object.keys(s).find((k) => k !== "name" && k !== "as"));
     for (const kind of ["request", "advance", "threeDS", "hpp", "qr", "webhook"]) expect(kinds).toContain(kind);
+    const again = doc.steps.filter((s) => (s.threeDS || s.hpp || s.qr) && (s.expect as { status?: number })?.status === 409);
+    expect(again).toHaveLength(3);
     const requests = doc.steps.filter((s) => s.request).map((s) => s.request);
     for (const path of ["/payments/card", "/payments/card/tokenize", "/payments/card/charge", "/payments/card/recurring"]) {
       expect(requests).toContain(`POST /api/v1${path}`);

@@ -141,6 +141,11 @@ describe("connectSandbox()", () => {
       // and the payment's and the subscription's first charge's
       expect(a.webhooks.received).toHaveLength(3);
       expect(b.webhooks.received).toHaveLength(5);
+      // each its own coverage: the first charge and the scheduled ones it ran (docs/coverage.md)
+      const charged = (r: Awaited<ReturnType<TestSandbox["coverage"]>>) =>
+        r.behaviours.find((x) => x.id === "subscription.charge.succeed")?.count;
+      const [ca, cb] = await Promise.all([a.coverage(), b.coverage()]);
+      expect([charged(ca), charged(cb)]).toEqual([2, 4]);
       for (const [s, own, tag] of [
         [a, ra, "a"],
         [b, rb, "b"],

@@ -59,6 +59,14 @@ describe("startSandbox()", () => {
 
     const declined = await pay({ amount: "13.37" });
     expect(declined.body).toMatchObject({ transactionStatus: "FAILED", declineCode: 5 });
+
+    // what the file exercised, typed (docs/coverage.md)
+    const report = await sandbox.coverage();
+    const count = (id: string) => report.behaviours.find((b) => b.id === id)?.count;
+    expect(count("card.payment.succeed")).toBe(1);
+    expect(count("card.payment.failed.decline-5")).toBe(1);
+    expect(count("webhook.delivered.first-attempt")).toBeGreaterThanOrEqual(1);
+    expect(report.unseen).toContain("card.3ds.failed");
   });
 
   it("moves the clock and re-authenticates by itself past the token's expiry", async () => {

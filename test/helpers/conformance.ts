@@ -6,6 +6,12 @@
  * a mismatch fails the test that caused it (afterEach below) naming the operation, the status and
  * the JSON pointer of each problem.
  *
+ * Strict: every object schema of the document that does not say what other keys may hold is
+ * checked as closed (`additionalProperties: false`), so a field the server sends that the document
+ * does not declare is a mismatch, not an extra that a generated client would never type. A YAML
+ * answer is read and checked like a JSON one. The webhook bodies that test receivers get are checked
+ * the same way against the document's `webhooks` (checkCallback, test/helpers/receiver.ts).
+ *
  * Paths the document leaves out on purpose (the people's pages: dashboard, docs, guide, the
  * document itself) are not checked; any other path the document does not hold must answer 404,
  * and a documented path asked with a method it does not serve must answer 405 with `Allow` and the
@@ -16,6 +22,7 @@ import { appendFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { afterEach } from "vitest";
+import { parse as parseYaml } from "yaml";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders
 type AddFormats = typeof addFormatsModule.default;
@@ -26,6 +33,7 @@ type Fetch = (req: Request, env?: any) => Response | Promise<Response>;
 
 interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, { post?: { requestBody?: { content?: Record<string, { schema?: unknown }> } } }>;
 }
 interface Operation {
   operationId?: string;
@@ -71,20 +79,50 @@ try {
   // not in a test file: nothing to check
 }
 
+/**
+ * The document with every object schema closed where it does not say what other keys hold:
+ * `additionalProperties: false` beside `properties`, unless the schema is a branch of an `allOf`
+ * (whose siblings' keys it cannot see) or already says (a record, a loose object).
+ */
+export function strictDocument<T>(doc: T): T {
+  const copy = structuredClone(doc);
+  const walk = (node: unknown, inAllOf: boolean) => {
+    if (Array.isArray(node)) {
+      for (const n of node) walk(n, inAllOf);
+      return;
+    }
+    if (node === null || typeof node !== "object") return;
+    const o = node as Record<string, unknown>;
+    if (
+      !inAllOf &&
+      o.properties &&
+      typeof o.properties === "object" &&
+      o.additionalProperties === undefined &&
+      o.unevaluatedProperties === undefined
+    ) {
+      o.additionalProperties = false;
+    }
+    for (const [k, v] of Object.entries(o)) walk(v, k === "allOf");
+  };
+  walk(copy, false);
+  return copy;
+}
+
 /** What a server without a readable document is checked with: nothing. */
 const SKIP = { check: async () => undefined } as unknown as Checker;
 
 /** One document's compiled checks, made once per document text. */
 class Checker {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: true });
+  // `discriminator` read as a note: Ajv's own takes no `mapping`, and the oneOf it sits on decides alone
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly templates: Array<{ path: string; re: RegExp; params: number }>;
 
   constructor(private readonly doc: OpenApiDoc) {
     addFormats(this.ajv);
     // OpenAPI's own keywords inside schemas
-    for (const k of ["example", "xml", "externalDocs"]) if (!this.ajv.getKeyword(k)) this.ajv.addKeyword(k);
-    this.ajv.addSchema(doc as object, "openapi.json");
+    for (const k of ["example", "xml", "externalDocs", "discriminator"]) if (!this.ajv.getKeyword(k)) this.ajv.addKeyword(k);
+    this.ajv.addSchema(strictDocument(doc) as object, "openapi.json");
     this.templates = Object.keys(doc.paths)
       .map((path) => ({
         path,
@@ -160,17 +198,31 @@ class Checker {
     if (!media) {
       return { operation: name, status: res.status, problems: [`content type "${ct}" not documented (has ${types.join(", ")})`] };
     }
-    if (!/json$/.test(media) || content[media]?.schema === undefined || m === "head") return undefined;
+    const yaml = /yaml$/.test(media);
+    if ((!/json$/.test(media) && !yaml) || content[media]?.schema === undefined || m === "head") return undefined;
     let body: unknown;
     try {
-      body = JSON.parse(text);
+      body = yaml ? parseYaml(text) : JSON.parse(text);
     } catch {
-      return { operation: name, status: res.status, problems: ["body is not JSON"] };
+      return { operation: name, status: res.status, problems: [`body is not ${yaml ? "YAML" : "JSON"}`] };
     }
     const pointer = `#/paths/${esc(template)}/${m}/responses/${key}/content/${esc(media)}/schema`;
     const validate = this.validator(pointer);
     if (validate(body)) return undefined;
     return { operation: name, status: res.status, problems: (validate.errors ?? []).map(describe) };
+  }
+
+  /** A callback body against the document's webhooks: it must be one of their bodies (strict). */
+  checkCallback(body: unknown): string[] | undefined {
+    const names = Object.keys(this.doc.webhooks ?? {});
+    if (names.length === 0) return undefined;
+    const problems: string[] = [];
+    for (const name of names) {
+      const validate = this.validator(`#/webhooks/${esc(name)}/post/requestBody/content/application~1json/schema`);
+      if (validate(body)) return undefined;
+      problems.push(`${name}: ${(validate.errors ?? []).slice(0, 3).map(describe).join("; ")}`);
+    }
+    return problems;
   }
 
   private validator(pointer: string): ValidateFunction {
@@ -187,8 +239,23 @@ const esc = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
 const describe = (e: ErrorObject) =>
   `${e.instancePath || "(body)"} ${e.message ?? "invalid"}${e.params && Object.keys(e.params).length ? ` ${JSON.stringify(e.params)}` : ""} (schema ${e.schemaPath})`;
 
-/** Checkers by document text: every app of a run serves the same document. */
+/** Checkers by document text (its `servers` aside: each sandbox names its own base URL). */
 const checkers = new Map<string, Checker>();
+let latest: Checker | undefined;
+
+/** The document's text without its servers, the checkers' key. */
+const keyOf = (text: string, doc: OpenApiDoc & { servers?: unknown }) =>
+  doc.servers === undefined ? text : JSON.stringify({ ...doc, servers: undefined });
+
+/**
+ * A webhook body a test receiver got, checked against the `webhooks` of the last document read (the
+ * receivers of the HTTP suites are fed by those servers); a mismatch fails the test like any other.
+ */
+export function checkCallback(path: string, body: unknown): void {
+  if (!conformance.enabled || !latest || body === null || typeof body !== "object") return;
+  const problems = latest.checkCallback(body);
+  if (problems) found.push({ operation: `webhook to ${path}`, status: 0, problems });
+}
 
 /**
  * `fetch` with every answer checked against the document that the same fetch serves at
@@ -201,11 +268,14 @@ export function conforming<F extends Fetch>(fetch: F, origin = "http://sandbox.t
     doc ??= (async () => {
       const res = await fetch(new Request(`${origin}/openapi.json`));
       const text = await res.text();
-      let c = checkers.get(text);
+      const doc = JSON.parse(text) as OpenApiDoc;
+      const key = keyOf(text, doc);
+      let c = checkers.get(key);
       if (!c) {
-        c = new Checker(JSON.parse(text) as OpenApiDoc);
-        checkers.set(text, c);
+        c = new Checker(doc);
+        checkers.set(key, c);
       }
+      latest = c;
       return c;
     })();
     return doc;

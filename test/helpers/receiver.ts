@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { checkCallback } from "./conformance.js";
 
 export interface ReceivedHook {
   method: string;
@@ -41,6 +42,8 @@ export async function startReceiver(): Promise<Receiver> {
         body = JSON.parse(raw);
       } catch {}
       received.push({ method: req.method ?? "", path: u.pathname, query: u.searchParams, headers: req.headers, raw, body });
+      // a signed callback's body against the document's webhooks (test/helpers/conformance.ts)
+      if (req.headers["x-checksum"] !== undefined) checkCallback(u.pathname, body);
       res.statusCode = queue.shift() ?? r.defaultStatus;
       res.end("ok");
       for (const w of [...waiters]) {

@@ -56,14 +56,25 @@ describe("POST /_sandbox/clock/advance", () => {
     ]);
   });
 
-  it("the document shows the rule: strict, one of by or to, a duration and an instant format", async () => {
+  it("the document shows the rule as two closed objects, by or to (a generator types {by} | {to}), a duration and an instant format", async () => {
     s = makeServer();
     const doc = (await s.http.get("/openapi.json")).body;
-    const schema = doc.components.schemas.ClockAdvanceRequest;
-    expect(schema.additionalProperties).toBe(false);
-    expect(schema.oneOf).toEqual([{ required: ["by"] }, { required: ["to"] }]);
-    expect(schema.properties.by.format).toBe("duration");
-    expect(schema.properties.to.format).toBe("date-time");
+    const { ClockAdvanceRequest, ClockAdvanceBy, ClockAdvanceTo } = doc.components.schemas;
+    expect(ClockAdvanceRequest.anyOf).toEqual([
+      { $ref: "#/components/schemas/ClockAdvanceBy" },
+      { $ref: "#/components/schemas/ClockAdvanceTo" },
+    ]);
+    for (const [schema, key] of [
+      [ClockAdvanceBy, "by"],
+      [ClockAdvanceTo, "to"],
+    ]) {
+      expect(schema.additionalProperties).toBe(false);
+      expect(schema.required).toEqual([key]);
+      expect(Object.keys(schema.properties)).toEqual([key]);
+    }
+    expect(ClockAdvanceBy.properties.by.format).toBe("duration");
+    expect(ClockAdvanceTo.properties.to.format).toBe("date-time");
+    expect(ClockAdvanceTo.properties.to.description).toMatch(/never goes backwards.*run time/);
     expect(doc.components.schemas.ResetRequest.properties.startTime.format).toBe("date-time");
   });
 });

@@ -36,6 +36,24 @@ describe("the error envelope", () => {
     expect(typeof res.body.errorMessage).toBe("string");
   });
 
+  it("answers a body of another media type with 415 naming those its route takes (docs/api.md#errors)", async () => {
+    s = makeSandbox();
+    const cases: Array<[string, string]> = [
+      ["/api/v1/auth", "application/json"],
+      ["/_sandbox/reset", "application/json"],
+      ["/_sandbox/scenarios", "application/json, application/yaml or text/yaml"],
+    ];
+    for (const [path, types] of cases) {
+      const res = await s.http.post(path).set("Content-Type", "application/octet-stream").send(Buffer.from("x"));
+      expect(res.status, path).toBe(415);
+      expect(res.body.errorMessage, path).toBe(`Unsupported Media Type: send Content-Type: ${types}`);
+    }
+    // a shopper page's form: its 415 is a page (docs/cards.md#3ds-challenge), naming the form's type
+    const page = await s.http.post("/sandbox/3ds/tx_0000000000000000000x").set("Content-Type", "application/json").send("{}");
+    expect(page.status).toBe(415);
+    expect(page.text).toContain("Unsupported Media Type: send Content-Type: application/x-www-form-urlencoded");
+  });
+
   it("answers a body over 1 MiB with 413", async () => {
     s = makeSandbox();
     const res = await s.http

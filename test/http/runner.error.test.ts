@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { validateXML } from "xmllint-wasm";
 import { ROOT } from "../helpers/server.js";
+import { apmBody } from "./apm.support.js";
 import { payment, runCli, runDoc, START, scenarioFile, threeDsPayment } from "./runner.support.js";
 
 /** A port nothing listens on (the OS picked it free a moment ago). */
@@ -109,6 +110,44 @@ describe("paysandbox run: steps that fail", () => {
       status: "failed",
       message: "the hosted payment page GET /sandbox/hpp/tx_nope answered 404",
     });
+  });
+
+  it("a page step expecting a refusal posts as given and checks the status; a field the page lacks is named when the post is refused", async () => {
+    const r = await runDoc({
+      name: "pages-refused",
+      startTime: START,
+      steps: [
+        { request: "POST /api/v1/payments/card", body: threeDsPayment(), save: "p" },
+        { threeDS: { transactionId: "${p.transactionId}", outcome: "success" } },
+        // a second press of the page still on the screen: the page itself is closed (409)
+        { threeDS: { transactionId: "${p.transactionId}", outcome: "failure" }, expect: { status: 409 } },
+        // a typo in a field name: the post lacks the field the page asks for, and the message names it
+        {
+          request: "POST /api/v1/payments/apm",
+          body: apmBody("EXTERNAL_HPP_EFT", { requestId: "${uuid}", checksum: "${checksum}", callbackUrl: "${callbackUrl}" }),
+          expect: { body: { transactionStatus: "PENDING" } },
+          save: "eft",
+        },
+        { hpp: { transactionId: "${eft.transactionId}", outcome: "success", fields: { acountNumber: "1234567" } } },
+      ],
+    });
+    expect(r.steps.slice(0, 4).map((s) => [s.status, s.message])).toEqual(Array(4).fill(["passed", undefined]));
+    // (expected refused, but the post is accepted: below, the step fails on the status)
+    expect(r.steps[2]?.summary).toMatch(/^threeDS failure: POST \/sandbox\/3ds\/tx_\w+ → 409$/);
+    expect(r.steps[4]?.status).toBe("failed");
+    expect(r.steps[4]?.message).toBe(
+      "the hosted payment page form answered 400 (the page has no field acountNumber; it asks for: accountHolderName, institutionNumber, transitNumber, accountNumber)",
+    );
+
+    const wrong = await runDoc({
+      name: "refusal-expected",
+      startTime: START,
+      steps: [
+        { request: "POST /api/v1/payments/card", body: threeDsPayment(), save: "p" },
+        { threeDS: { transactionId: "${p.transactionId}", outcome: "success" }, expect: { status: 409 } },
+      ],
+    });
+    expect(wrong.steps[1]).toMatchObject({ status: "failed", message: "the 3DS challenge page form answered 303, expected 409" });
   });
 
   it("webhook fails when no delivery matches, showing the newest one's difference", async () => {

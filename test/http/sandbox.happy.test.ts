@@ -26,7 +26,7 @@ describe("control plane", () => {
     expect(by.status).toBe(200);
     expect(by.body).toMatchObject({
       now: new Date(T0 + 26 * 3600_000).toISOString(),
-      ran: { ticks: (26 * 60) / 5, charges: 0, deliveries: 0 },
+      ran: { ticks: (26 * 60) / 5, charges: 0, deliveries: 0, completions: 0 },
     });
     const to = await s.http.post("/_sandbox/clock/advance").send({ to: "2027-01-01T00:00:00Z" });
     expect(to.body.now).toBe("2027-01-01T00:00:00.000Z");

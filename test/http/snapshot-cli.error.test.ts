@@ -12,6 +12,7 @@ import { getRequestListener } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { snapshotLoadCommand, snapshotSaveCommand } from "../../src/cli/snapshot.js";
 import { makeServer, type TestServer } from "../helpers/harness.js";
+import { alter, imageOf, resign } from "../helpers/snapshot-damage.js";
 import { cardPaymentBody } from "./payments.body.js";
 
 let server: TestServer | undefined;
@@ -91,6 +92,32 @@ describe("paysandbox snapshot load", () => {
     expect(t.err.join("\n")).toMatch(/answered 400: Invalid snapshot: not a paysandbox snapshot/);
     expect(t.out).toEqual([]);
     expect((await server.http.get("/_sandbox/sandboxes")).body).toEqual([]);
+  });
+
+  it("a file whose database was changed and its checksum made right again → exit 1 with the server's reason, nothing created", async () => {
+    server = makeServer();
+    const url = await listen(server);
+    const made = await server.create({ name: "world" });
+    const saved = join(dir(), "world.snapshot");
+    expect(await snapshotSaveCommand({ target: url, sandbox: made.id, out: saved }, io().io)).toBe(0);
+    const file = readFileSync(saved);
+    const damaged = join(dir(), "damaged.snapshot");
+    writeFileSync(
+      damaged,
+      resign(
+        file,
+        alter(imageOf(file), (db) =>
+          db.exec("CREATE TRIGGER wipe AFTER INSERT ON transactions BEGIN DELETE FROM merchants; END"),
+        ),
+      ),
+    );
+    const t = io();
+    expect(await snapshotLoadCommand(damaged, { target: url }, t.io)).toBe(1);
+    expect(t.err.join("\n")).toMatch(
+      /answered 400: Invalid snapshot: its database is not a paysandbox database \(its schema has a trigger wipe that this server's has not\)/,
+    );
+    expect(t.out).toEqual([]);
+    expect((await server.http.get("/_sandbox/sandboxes")).body).toHaveLength(1);
   });
 
   it("save (to --out and to stdout) then load: a new sandbox at the printed baseUrl holding the source's payment", async () => {

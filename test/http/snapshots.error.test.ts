@@ -119,9 +119,12 @@ describe("POST /_sandbox/sandboxes with a bad snapshot body", () => {
     await expectRefused(resealed(garbage), /not a SQLite database/);
   });
 
-  it("a snapshot under another content type is refused (415), nothing created", async () => {
+  it("a snapshot under another content type is refused (415) naming the two it takes, nothing created", async () => {
     const res = await s.http.post("/_sandbox/sandboxes").set("content-type", "application/octet-stream").send(file);
     expect(res.status).toBe(415);
+    expect(res.body.errorMessage).toBe(
+      "Unsupported Media Type: send Content-Type: application/json or application/vnd.paysandbox.snapshot",
+    );
     expect(s.server.sandboxes.size).toBe(1);
   });
 

@@ -42,9 +42,8 @@ describe("a snapshot of an older paysandbox", () => {
     const ours = migrationHashes().length;
     const db = openDb(":memory:", { migrationsFolder: olderMigrations(ours - 1) });
     new MerchantService(db).seedBuiltin();
-    const hasRecording = () =>
-      db.$client.prepare("SELECT 1 FROM sqlite_master WHERE name = 'recorded_calls'").get() !== undefined;
-    expect(hasRecording()).toBe(false);
+    const hasCoverage = () => db.$client.prepare("SELECT 1 FROM sqlite_master WHERE name = 'coverage_seen'").get() !== undefined;
+    expect(hasCoverage()).toBe(false);
     const file = writeSnapshot({
       migrations: ours - 1,
       nowMs: Date.UTC(2027, 0, 1),
@@ -57,12 +56,12 @@ describe("a snapshot of an older paysandbox", () => {
     expect(res.status).toBe(201);
     expect(res.body.now).toBe("2027-01-01T00:00:00.000Z");
     const base = new URL(res.body.baseUrl).pathname;
-    // the newest migration's table is there: a call is recorded
+    // the newest migration's table is there: a payment is counted by the coverage
     const token = await s.token(base);
     await s.http.post(`${base}/api/v1/payments/card`).set("authorization", token).send(cardPaymentBody()).expect(200);
-    const recording = await s.http.get(`${base}/_sandbox/recording`).set("accept", "application/json");
-    expect(recording.status).toBe(200);
-    expect(JSON.stringify(recording.body)).toContain("/api/v1/payments/card");
+    const coverage = await s.http.get(`${base}/_sandbox/coverage`);
+    expect(coverage.status).toBe(200);
+    expect(coverage.body.behaviours.find((b: { id: string }) => b.id === "card.payment.succeed").count).toBe(1);
     // and a snapshot of it is of this build
     const again = await s.http.get(`${base}/_sandbox/snapshot`).buffer(true).parse(binary);
     expect((again.body as Buffer).readUInt16BE(10)).toBe(ours);

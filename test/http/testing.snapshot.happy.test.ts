@@ -13,6 +13,7 @@ import { getRequestListener } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectSandbox, startSandbox, type TestSandbox } from "../../src/testing/index.js";
 import { makeServer, T0, type TestServer } from "../helpers/harness.js";
+import { alter, imageOf, resign } from "../helpers/snapshot-damage.js";
 import { cardPaymentBody } from "./payments.body.js";
 
 let server: TestServer;
@@ -131,6 +132,17 @@ describe("connectSandbox(url, {from | snapshot})", () => {
     await expect(connectSandbox(url, { snapshot: Buffer.from("not a snapshot") })).rejects.toThrow(
       /answered 400: Invalid snapshot: not a paysandbox snapshot/,
     );
+    // its database changed and its checksum made right again (docs/snapshots.md#what-a-load-checks)
+    const file = await world.snapshot();
+    const before = (await server.http.get("/_sandbox/sandboxes")).body.length;
+    const damaged = resign(
+      file,
+      alter(imageOf(file), (db) => db.exec("UPDATE sandbox_state SET value = 'soon' WHERE key = 'clock_now_ms'")),
+    );
+    await expect(connectSandbox(url, { snapshot: damaged })).rejects.toThrow(
+      /answered 400: Invalid snapshot: damaged \(sandbox_state, row \d+: value is not the clock's now/,
+    );
+    expect((await server.http.get("/_sandbox/sandboxes")).body.length).toBe(before);
     // the server's 404 names the field: not mistaken for a server without sandboxes
     await expect(connectSandbox(url, { from: "sbx_unknown0000000000" })).rejects.toThrow(
       /answered 404: Invalid field: from \(sandbox not found: sbx_unknown0000000000\)/,

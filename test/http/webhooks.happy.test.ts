@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableGroupCommit } from "../../src/db/commit.js";
+import type { SubscriptionCallback } from "../../src/modules/subscriptions/subscriptions.wire.js";
 import { sandboxWithReceiver, T0, type TestSandbox } from "../helpers/harness.js";
 import type { Receiver } from "../helpers/receiver.js";
 import { closedPortUrl, enqueueCard } from "../unit/webhooks.support.js";
@@ -28,7 +29,19 @@ function enqueueSubscriptionCharge(sub: string, tx: string, status: string) {
     subscriptionId: sub,
     orderKey: sub,
     eventStatus: status,
-    body: { subscriptionId: sub, transactionId: tx, transactionStatus: status, amount: 9.99, currency: "EUR" },
+    body: {
+      subscriptionId: sub,
+      transactionId: tx,
+      chargeDate: "2026-01-15",
+      amount: 9.99,
+      currency: "EUR",
+      transactionStatus: status === "FAILED" ? "FAILED" : "SUCCEED",
+      declineCode: status === "FAILED" ? 5 : null,
+      declineReason: status === "FAILED" ? "INSUFFICIENT_FUNDS_ERROR" : null,
+      failureCount: status === "FAILED" ? 1 : 0,
+      nextChargeDate: "2026-02-15",
+      metadata: null,
+    } satisfies SubscriptionCallback,
   })!;
 }
 
@@ -51,14 +64,14 @@ describe("GET /_sandbox/webhooks", () => {
         "X-Checksum": expect.any(String),
         "X-Sandbox-Delivery-Id": first,
       },
-      body: {
+      body: expect.objectContaining({
         transactionId: "tx_1",
         requestId: "req-tx_1",
         mid: "sandbox-mid-001",
         transactionStatus: "PROCESSING",
         orderAmount: 20.5,
         orderCurrency: "USD",
-      },
+      }),
       status: "pending",
       transactionId: "tx_1",
       subscriptionId: null,

@@ -13,6 +13,8 @@ describe("settings", () => {
       logLevel: "info",
       tokenTtlDays: 90,
       maxRetries: 3,
+      headerTimeoutSeconds: 30,
+      requestTimeoutSeconds: 120,
     });
     expect(c.publicUrl).toBeUndefined();
     expect(c.adminToken).toBeUndefined();
@@ -61,6 +63,13 @@ describe("settings", () => {
     [["--storage", "file", "--db", ":memory:"], {}, /--storage .*file needs a database file/],
     [[], { SANDBOX_STORAGE: "file", SANDBOX_DB: ":memory:" }, /SANDBOX_STORAGE .*file needs a database file/],
     [["--nope"], {}, /nope/],
+    [[], { SANDBOX_HEADER_TIMEOUT_SECONDS: "0" }, /SANDBOX_HEADER_TIMEOUT_SECONDS/],
+    [["--request-timeout-seconds", "2.5"], {}, /--request-timeout-seconds/],
+    [
+      [],
+      { SANDBOX_HEADER_TIMEOUT_SECONDS: "200" },
+      /SANDBOX_HEADER_TIMEOUT_SECONDS.*at most the request timeout \(SANDBOX_REQUEST_TIMEOUT_SECONDS, 120\)/,
+    ],
   ] as const)("refuses %j %j naming the setting", (argv, env, name) => {
     expect(() => parseConfig(argv, env)).toThrow(ConfigError);
     expect(() => parseConfig(argv, env)).toThrow(name);

@@ -20,6 +20,7 @@ describe("readRoute and gatewayRead", () => {
   const Thing = z.object({ id: z.string(), status: z.string() });
   const route = readRoute({
     path: "/things/status/{id}",
+    operationId: "getThingStatus",
     tags: ["Things"],
     summary: "A thing",
     example: "th_1",

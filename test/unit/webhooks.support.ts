@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 import { defaultConfig } from "../../src/config.js";
 import { type AppContext, createContext } from "../../src/context.js";
 import type { Db } from "../../src/db/client.js";
+import type { CardCallback } from "../../src/modules/payments/payments.wire.js";
+import { asStatus } from "../../src/modules/transactions/transitions.js";
 import { ManualClock } from "../../src/platform/clock.js";
 import { sequentialIds } from "../../src/platform/ids.js";
 import type { DispatcherOptions } from "../../src/webhooks/dispatcher.js";
@@ -59,14 +61,25 @@ export function enqueueCard(
     paymentMethod: "card",
     transactionId: tx,
     eventStatus: status,
+    // a whole card payment callback, as the card presenter writes one (the journal and receivers check it against /openapi.json)
     body: {
       transactionId: tx,
       requestId: `req-${tx}`,
       mid: merchant.mid,
-      transactionStatus: status,
-      orderAmount: 20.5,
+      transactionStatus: asStatus(status),
+      declineCode: status === "FAILED" ? 2 : null,
+      cardMask: "411111******1111",
+      cardHolder: null,
       orderCurrency: "USD",
-    },
+      processedCurrency: "USD",
+      orderAmount: 20.5,
+      processedAmount: 20.5,
+      conversionRate: 1,
+      callbackUrl: url,
+      billingDetails: {},
+      order: {},
+      createdAt: "2026-01-15T12:00:00.000Z",
+    } satisfies CardCallback,
     ...extra,
   });
   if (!id) throw new Error("nothing enqueued");

@@ -1,4 +1,5 @@
 export * from "./cards.js";
+export * from "./coverage.js";
 export * from "./events.js";
 export * from "./idempotency.js";
 export * from "./merchants.js";

@@ -3,6 +3,7 @@ import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
 import { missingField } from "../../platform/errors.js";
+import { asStatus } from "../transactions/transitions.js";
 import { apmInfoRoute, apmPayoutInfoRoute, apmStatusRoute, createApmPaymentRoute, createApmPayoutRoute } from "./apm.routes.js";
 import type { ApmService } from "./apm.service.js";
 
@@ -15,7 +16,7 @@ export function registerApm(app: OpenAPIHono<AppEnv>, ctx: { apm: ApmService }) 
 
   gatewayRead(app, apmStatusRoute, (merchant, id) => {
     const row = ctx.apm.getOwnPayment(merchant, id);
-    return { transactionId: row.id, transactionStatus: row.status };
+    return { transactionId: row.id, transactionStatus: asStatus(row.status) };
   });
 
   gatewayRead(app, apmInfoRoute, (merchant, id) => ctx.apm.paymentInfo(merchant, id));

@@ -9,35 +9,45 @@ import { declineName } from "../../platform/fixtures.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
-import type { ApmCallback, ApmCreateResponse, ApmResponseData } from "./apm.wire.js";
+import { asStatus } from "../transactions/transitions.js";
+import type {
+  ApmCreateResponse,
+  ApmPaymentCallback,
+  ApmPayoutCallback,
+  ApmRequestPayloadEcho,
+  ApmResponseData,
+} from "./apm.wire.js";
 
 /** What an APM row keeps in `details`: only what callbacks echo, card data masked. */
 export type ApmDetails = {
   /** The request's apmPayload as echoed (apmRequestPayload), with the HPP's fields: wallet token data and PANs masked. */
-  apmPayload: Record<string, unknown>;
-  apmResponseData: Record<string, unknown>;
+  apmPayload: ApmRequestPayloadEcho;
+  apmResponseData: ApmResponseData;
   /** Fields the HPP still has to collect (empty once collected or when none were missing). */
   missing: string[];
 };
 
-export const detailsOf = (row: TransactionRow): ApmDetails =>
-  (row.details as ApmDetails | null) ?? { apmPayload: {}, apmResponseData: {}, missing: [] };
+/** An APM row's details (its create wrote them, in the shape above). */
+export function detailsOf(row: TransactionRow): ApmDetails {
+  if (row.details === null) throw new Error(`APM transaction ${row.id} has no details`);
+  return row.details as ApmDetails;
+}
 
 /** declineSubReason: the stored one, else the decline code's name when FAILED (docs/apm.md#payouts). */
 export const subReasonOf = (row: TransactionRow): string | null =>
   row.declineSubReason ?? (row.status === "FAILED" && row.declineCode !== null ? (declineName(row.declineCode) ?? null) : null);
 
 /** The APM callback, payout form (docs/webhooks.md): no amounts, currencies or redirect URLs. */
-export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmCallback {
+export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmPayoutCallback {
   const d = detailsOf(row);
   return {
     transactionId: row.id,
     requestId: row.requestId,
     accountId: merchant.accountId,
-    transactionStatus: row.status,
+    transactionStatus: asStatus(row.status),
     declineCode: row.declineCode,
     declineSubReason: subReasonOf(row),
-    apmType: row.paymentMethod,
+    apmType: d.apmPayload.paymentMethod,
     apmRequestPayload: d.apmPayload,
     apmResponseData: d.apmResponseData,
     callbackUrl: row.callbackUrl,
@@ -49,7 +59,7 @@ export function presentApmPayout(row: TransactionRow, merchant: Pick<Merchant, "
 }
 
 /** The APM callback, payment form (docs/webhooks.md): the payout fields plus amounts, currencies and redirect URLs. */
-export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmCallback {
+export function presentApmPayment(row: TransactionRow, merchant: Pick<Merchant, "accountId">): ApmPaymentCallback {
   return {
     ...presentApmPayout(row, merchant),
     orderCurrency: row.orderCurrency,

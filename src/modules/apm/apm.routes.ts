@@ -4,13 +4,14 @@ import type { AppEnv } from "../../http/env.js";
 import { zodToSandboxError } from "../../http/errors.js";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, jsonResponse } from "../../http/schemas.js";
-import { hmacBase64 } from "../../platform/crypto.js";
 import { SandboxError } from "../../platform/errors.js";
+import { apmRequestExample } from "./apm.examples.js";
 import { judgeMethod } from "./apm.rules.js";
 import {
-  ApmCallbackSchema,
   ApmCreateResponseSchema,
+  ApmPaymentCallbackSchema,
   ApmPaymentRequestSchema,
+  ApmPayoutCallbackSchema,
   ApmPayoutRequestSchema,
   ApmStatusSchema,
 } from "./apm.wire.js";
@@ -18,41 +19,18 @@ import { type Direction, FIELD_EXAMPLES, METHODS } from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 
+const EXAMPLE = {
+  accountId: "2001",
+  merchantSecret: "sandbox_merchant_secret",
+  callbackUrl: "https://merchant.example/callback",
+} as const;
+
 /** One example request per method of the catalog, with a checksum valid for the built-in merchant. */
 function paymentExamples() {
   const examples: Record<string, { summary: string; value: unknown }> = {};
   for (const m of METHODS.filter((x) => x.directions.includes("payin"))) {
-    const currency = m.currencies === "any" ? "USD" : (m.currencies[0] ?? "USD");
-    const requestId = `example-${m.paymentMethod.toLowerCase()}`;
-    const payload: Record<string, unknown> = { paymentMethod: m.paymentMethod, paymentType: m.paymentType };
-    for (const f of m.alwaysHpp ? [] : m.requiredFields) payload[f] = FIELD_EXAMPLES[f];
-    if (m.paymentType === "MOBILE_WALLET") payload.token = { paymentData: { data: "BASE64_ENCRYPTED_WALLET_DATA" } };
-    const base = { requestId, accountId: "2001", amount: "20.50", currency, apmPayload: payload };
-    const full =
-      m.paymentType === "MOBILE_WALLET"
-        ? base
-        : {
-            ...base,
-            order: { orderId: "A-1001" },
-            billingDetails: {
-              firstName: "Jane",
-              lastName: "Doe",
-              address1: "1 Main St",
-              city: "Springfield",
-              state: "IL",
-              country: "US",
-              postalCode: "62701",
-              phone: "+15555550100",
-              email: "jane@example.com",
-              dateOfBirth: "1990-01-31",
-            },
-            device: { ip: "203.0.113.7" },
-            callbackUrl: "https://merchant.example/callback",
-            successRedirectUrl: "https://merchant.example/ok",
-            failureRedirectUrl: "https://merchant.example/ko",
-          };
-    const checksum = hmacBase64("sandbox_merchant_secret", `2001|20.50|${currency}|${requestId}`);
-    examples[m.paymentMethod] = { summary: `${m.paymentMethod} (${m.actionType})`, value: { ...full, checksum } };
+    const value = apmRequestExample(m, "payin", { ...EXAMPLE, requestId: `example-${m.paymentMethod.toLowerCase()}` });
+    examples[m.paymentMethod] = { summary: `${m.paymentMethod} (${m.actionType})`, value };
   }
   return examples;
 }
@@ -60,19 +38,8 @@ function paymentExamples() {
 function payoutExamples() {
   const examples: Record<string, { summary: string; value: unknown }> = {};
   for (const m of METHODS.filter((x) => x.directions.includes("payout"))) {
-    const payload: Record<string, unknown> = { paymentMethod: m.paymentMethod, paymentType: m.paymentType };
-    for (const f of m.requiredFields) payload[f] = FIELD_EXAMPLES[f];
-    examples[m.paymentMethod] = {
-      summary: m.paymentMethod,
-      value: {
-        requestId: `example-payout-${m.paymentMethod.toLowerCase()}`,
-        accountId: "2001",
-        amount: "20.50",
-        currency: "USD",
-        apmPayload: payload,
-        callbackUrl: "https://merchant.example/callback",
-      },
-    };
+    const value = apmRequestExample(m, "payout", { ...EXAMPLE, requestId: `example-payout-${m.paymentMethod.toLowerCase()}` });
+    examples[m.paymentMethod] = { summary: m.paymentMethod, value };
   }
   return examples;
 }
@@ -116,6 +83,7 @@ function methodFirst(direction: Direction, body: z.ZodType): MiddlewareHandler<A
 }
 
 export const createApmPaymentRoute = createRoute({
+  operationId: "createApmPayment",
   method: "post",
   path: "/payments/apm",
   middleware: [methodFirst("payin", ApmPaymentRequestSchema)],
@@ -134,6 +102,7 @@ export const createApmPaymentRoute = createRoute({
 });
 
 export const apmStatusRoute = readRoute({
+  operationId: "getApmPaymentStatus",
   path: "/payments/apm/status/{id}",
   tags,
   summary: "Current status of an APM pay-in",
@@ -143,15 +112,17 @@ export const apmStatusRoute = readRoute({
 });
 
 export const apmInfoRoute = readRoute({
+  operationId: "getApmPaymentInfo",
   path: "/payments/apm/info/{id}",
   tags,
   summary: "An APM pay-in in the APM-callback shape (docs/webhooks.md)",
   example: ID_EXAMPLE,
-  schema: ApmCallbackSchema,
+  schema: ApmPaymentCallbackSchema,
   description: "The record",
 });
 
 export const createApmPayoutRoute = createRoute({
+  operationId: "createApmPayout",
   method: "post",
   path: "/payouts/apm",
   middleware: [methodFirst("payout", ApmPayoutRequestSchema)],
@@ -171,10 +142,11 @@ export const createApmPayoutRoute = createRoute({
 });
 
 export const apmPayoutInfoRoute = readRoute({
+  operationId: "getApmPayoutInfo",
   path: "/payouts/apm/info/{id}",
   tags,
   summary: "An APM payout: the webhook body (payout form)",
   example: ID_EXAMPLE,
-  schema: ApmCallbackSchema,
+  schema: ApmPayoutCallbackSchema,
   description: "The record",
 });

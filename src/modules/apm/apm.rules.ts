@@ -2,11 +2,13 @@
  * The rules APM pay-ins and payouts share (docs/apm.md): the method's
  * checks, the first status from an outcome, and the payload as it may be kept. Pure functions.
  */
+
+import type { JsonValue } from "../../http/wire.js";
 import { CARD_NUMBER_KEY, CVV_KEY, maskNumber } from "../../platform/cards.js";
 import { invalidField } from "../../platform/errors.js";
 import type { OutcomeSpec } from "../../platform/fixtures.js";
 import { DECLINE, SETTLE_AFTER } from "../transactions/lifecycle.js";
-import type { ApmCreateResponse } from "./apm.wire.js";
+import type { ApmCreateResponse, ApmRequestPayloadEcho } from "./apm.wire.js";
 import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from "./methods.js";
 
 /**
@@ -15,7 +17,7 @@ import { type ApmMethod, type Direction, METHODS, methodOf, takesCurrency } from
  * test asserts what it sent), a wallet token without its data (nothing of a token sent beside a
  * decrypted PAN), a decrypted PAN as its card mask.
  */
-export function echoPayload(payload: Record<string, unknown>): Record<string, unknown> {
+export function echoPayload(payload: Record<string, unknown>): Record<string, JsonValue> {
   const out: Record<string, unknown> = {};
   // keys the schema does not name are kept as sent, but never card data: no CVV, no card number in clear
   for (const [key, value] of Object.entries(payload)) {
@@ -30,7 +32,15 @@ export function echoPayload(payload: Record<string, unknown>): Record<string, un
       applicationPrimaryAccountNumber: typeof pan === "string" ? maskNumber(pan) : null,
     };
   }
-  return out;
+  // every value came from a parsed JSON body (or the page's form): JSON values
+  return out as Record<string, JsonValue>;
+}
+
+/** The request's apmPayload as kept (echoPayload), with its method and type, which the request schema requires. */
+export function echoRequestPayload(
+  payload: { paymentMethod: string; paymentType: string } & Record<string, unknown>,
+): ApmRequestPayloadEcho {
+  return { ...echoPayload(payload), paymentMethod: payload.paymentMethod, paymentType: payload.paymentType };
 }
 
 /** PROCESSING (or PENDING) that settles SUCCEED a virtual minute later (docs/apm.md). */

@@ -30,8 +30,16 @@ import type { PaymentDeps } from "../payments/payments.service.js";
 import { DECLINE, deadlineOf, type TransactionRow } from "../transactions/lifecycle.js";
 import { amountColumns, type NewRowFields, newTransactionRow } from "../transactions/new-row.js";
 import { type ApmDetails, presentApmPayment, presentApmPayout, presentCreate, type StartedApmRow } from "./apm.present.js";
-import { checkMethod, echoPayload, firstStatus, type Start } from "./apm.rules.js";
-import type { ApmCallback, ApmCreateResponse, ApmPaymentRequest, ApmPayoutRequest, ApmResponseData } from "./apm.wire.js";
+import { checkMethod, echoRequestPayload, firstStatus, type Start } from "./apm.rules.js";
+import type {
+  ApmCreateResponse,
+  ApmPaymentCallback,
+  ApmPaymentRequest,
+  ApmPayoutCallback,
+  ApmPayoutRequest,
+  ApmRequestPayloadEcho,
+  ApmResponseData,
+} from "./apm.wire.js";
 import { type ApmMethod, isWallet, missingFields } from "./methods.js";
 import { pixBrCode, qrPngBase64, upiDeepLink } from "./qr.js";
 
@@ -71,7 +79,7 @@ export class ApmService {
       if (!luhnValid(pan)) throw invalidField(PAN_PATH);
       profile = this.deps.outcomes.profileFor(pan);
     }
-    const echo = echoPayload(body.apmPayload);
+    const echo = echoRequestPayload(body.apmPayload);
     const hashed = { ...body, apmPayload: { ...body.apmPayload, decrypted: echo.decrypted } };
     return this.deps.idempotency.run(
       { merchantKey: merchant.merchantKey, operation: "apm_payment", requestId: body.requestId },
@@ -111,7 +119,7 @@ export class ApmService {
     requireOwnMerchant(merchant, "accountId", body.accountId);
     const amountMinor = parseAmount(body.amount, body.currency);
     const method = checkMethod(body.apmPayload, "payout", body.currency);
-    const echo = echoPayload(body.apmPayload);
+    const echo = echoRequestPayload(body.apmPayload);
     return this.deps.idempotency.run(
       { merchantKey: merchant.merchantKey, operation: "apm_payout", requestId: body.requestId },
       body,
@@ -146,12 +154,12 @@ export class ApmService {
   }
 
   /** docs/apm.md: APM pay-in info, the payment callback body. */
-  paymentInfo(merchant: Merchant, id: string): ApmCallback {
+  paymentInfo(merchant: Merchant, id: string): ApmPaymentCallback {
     return presentApmPayment(this.getOwnPayment(merchant, id), merchant);
   }
 
   /** Payout info (docs/apm.md#payouts): the payout callback body; unknown or another merchant's → 404. */
-  payoutInfo(merchant: Merchant, id: string): ApmCallback {
+  payoutInfo(merchant: Merchant, id: string): ApmPayoutCallback {
     return presentApmPayout(this.deps.lifecycle.getOwn(merchant, id, ["apm_payout"], "Payout"), merchant);
   }
 
@@ -162,7 +170,7 @@ export class ApmService {
       kind: "apm_payment" | "apm_payout";
       method: ApmMethod;
       payload: Payload;
-      echo: Record<string, unknown>;
+      echo: ApmRequestPayloadEcho;
       spec: OutcomeSpec;
       base: Partial<NewRowFields> & Pick<TransactionRow, "orderAmount" | "orderCurrency">;
     },

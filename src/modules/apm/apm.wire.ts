@@ -8,16 +8,20 @@ import { z } from "@hono/zod-openapi";
 import { httpUrl } from "../../http/schemas.js";
 import {
   AmountSchema,
+  BillingDetailsEchoSchema,
   BillingDetailsSchema,
   CurrencySchema,
   DeclineCodeSchema,
   DeviceSchema,
   instant,
+  JsonValueSchema,
   MetadataSchema,
+  OrderEchoSchema,
   OrderSchema,
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
+import { statusesOf } from "../transactions/transitions.js";
 import {
   type ApmMethod,
   type Direction,
@@ -44,14 +48,16 @@ const PAYLOAD_FIELDS = {
   accountHolderName: payloadField("accountHolderName"),
   bankAccountType: payloadField("bankAccountType").openapi({ description: "CHECKING or SAVINGS" }),
   token: z
-    .looseObject({ paymentData: z.looseObject({ data: text() }).optional() })
+    .object({ paymentData: z.object({ data: text() }).catchall(JsonValueSchema).optional() })
+    .catchall(JsonValueSchema)
     .optional()
     .openapi({
       description:
         "MOBILE_WALLET encrypted flow: token.paymentData.data = the wallet's encrypted data (required unless `decrypted` is sent; beside `decrypted`, any token object)",
     }),
   decrypted: z
-    .looseObject({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+    .object({ applicationPrimaryAccountNumber: z.string().regex(/^\d{12,19}$/) })
+    .catchall(JsonValueSchema)
     .optional()
     .openapi({ description: "MOBILE_WALLET decrypted flow: the PAN decides by the test-card table; never stored" }),
 };
@@ -66,11 +72,13 @@ const pascal = (name: string) =>
 /** One method's payload: its paymentMethod with the one paymentType it goes with. */
 const methodPayload = (m: ApmMethod) =>
   z
-    .looseObject({
+    .object({
       paymentMethod: z.literal(m.paymentMethod),
       paymentType: z.literal(m.paymentType),
       ...PAYLOAD_FIELDS,
     })
+    // other keys are kept as sent and echoed (apmRequestPayload): any JSON
+    .catchall(JsonValueSchema)
     .openapi(`ApmPayload${pascal(m.paymentMethod)}`, {
       description: `${m.paymentMethod}: paymentType ${m.paymentType}; fields it needs (else the hosted page asks): ${
         m.alwaysHpp ? "always collected on the hosted page" : m.requiredFields.join(", ") || "none"
@@ -106,21 +114,30 @@ const apmPayloadFor = (direction: Direction) => {
 export const ApmPaymentPayloadSchema = apmPayloadFor("payin");
 export const ApmPayoutPayloadSchema = apmPayloadFor("payout");
 
-/** ApmBillingDetails (docs/gateway.md#requests-and-answers): the card BillingDetails plus a required phone and national ids. */
-export const ApmBillingDetailsSchema = BillingDetailsSchema.extend({
-  phone: text(),
-  ssn: z.string().optional(),
-  identityCode: z.string().optional(),
-}).openapi("ApmBillingDetails");
+/**
+ * ApmBillingDetails (docs/gateway.md#requests-and-answers): the card BillingDetails plus a required phone and national ids.
+ * A fresh object from BillingDetails' fields, not `.extend`: the document shows no allOf.
+ */
+export const ApmBillingDetailsSchema = z
+  .object({
+    ...BillingDetailsSchema.shape,
+    phone: text(),
+    ssn: z.string().optional(),
+    identityCode: z.string().optional(),
+  })
+  .openapi("ApmBillingDetails");
 
 /** Device of an APM request (docs/gateway.md#requests-and-answers): only ip required, plus acceptHeader. */
 export const ApmDeviceSchema = DeviceSchema.partial()
   .extend({ ip: DeviceSchema.shape.ip, acceptHeader: z.string().optional() })
   .openapi("ApmDevice");
 
-export const ApmOrderSchema = OrderSchema.extend({
-  items: z.array(z.object({ name: z.string(), quantity: z.number().int().min(1), price: z.string() })).optional(),
-}).openapi("ApmOrder");
+export const ApmOrderSchema = z
+  .object({
+    ...OrderSchema.shape,
+    items: z.array(z.object({ name: z.string(), quantity: z.number().int().min(1), price: z.string() })).optional(),
+  })
+  .openapi("ApmOrder");
 
 const AccountIdSchema = z.union([text(), z.number().int()]).openapi({ description: "The merchant's accountId", example: "2001" });
 const ChecksumSchema = text().openapi({
@@ -206,32 +223,82 @@ export const ApmCreateResponseSchema = z
 
 export type ApmCreateResponse = z.infer<typeof ApmCreateResponseSchema>;
 
-export const ApmCallbackSchema = z
+/**
+ * The request's apmPayload as callbacks and info echo it (docs/apm.md): every key as sent and the
+ * fields the hosted page collected, card data masked (a wallet token's data, a decrypted PAN), CVVs left out.
+ */
+export const ApmRequestPayloadEchoSchema = z
   .object({
-    transactionId: z.string(),
-    requestId: z.string().nullable(),
-    accountId: z.number().int(),
-    transactionStatus: z.string(),
-    declineCode: DeclineCodeSchema.nullable(),
-    declineSubReason: z.string().nullable(),
-    apmType: z.string().nullable(),
-    apmRequestPayload: z.record(z.string(), z.unknown()),
-    apmResponseData: z.record(z.string(), z.unknown()),
-    callbackUrl: z.string().nullable(),
-    billingDetails: z.record(z.string(), z.unknown()),
-    order: z.record(z.string(), z.unknown()),
-    createdAt: instant(),
-    metadata: z.record(z.string(), z.string()),
-    orderCurrency: z.string().optional().openapi({ description: "Payments only" }),
-    processedCurrency: z.string().optional().openapi({ description: "Payments only" }),
-    orderAmount: z.number().optional().openapi({ description: "Payments only" }),
-    processedAmount: z.number().optional().openapi({ description: "Payments only" }),
-    conversionRate: z.number().optional().openapi({ description: "Payments only" }),
-    successRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
-    failureRedirectUrl: z.string().nullable().optional().openapi({ description: "Payments only" }),
+    paymentMethod: z.enum(PAYMENT_METHODS),
+    paymentType: z.enum(PAYMENT_TYPES),
+    walletId: z.string().optional(),
+    accountNumber: z.string().optional(),
+    bankName: z.string().optional(),
+    accountHolderName: z.string().optional(),
+    bankAccountType: z.string().optional(),
+    token: z
+      .object({ paymentData: z.object({ data: z.literal("[masked]") }).optional() })
+      .optional()
+      .openapi({ description: "A wallet token: its data masked" }),
+    decrypted: z
+      .object({ applicationPrimaryAccountNumber: z.string().openapi({ description: "Masked" }) })
+      .optional()
+      .openapi({ description: "A decrypted wallet payment: its PAN masked" }),
   })
-  .openapi("ApmCallback", { description: "docs/webhooks.md; also the info record of APM payments and payouts" });
+  .catchall(JsonValueSchema)
+  .openapi("ApmRequestPayloadEcho", {
+    description: "The request's apmPayload (with the fields the hosted page collected), card data masked; other keys as sent",
+  });
 
-export type ApmCallback = z.infer<typeof ApmCallbackSchema>;
+export type ApmRequestPayloadEcho = z.infer<typeof ApmRequestPayloadEchoSchema>;
 
-export const ApmStatusSchema = z.object({ transactionId: z.string(), transactionStatus: z.string() }).openapi("ApmStatus");
+/** The fields of both forms of the APM callback (docs/webhooks.md). */
+const APM_CALLBACK = {
+  transactionId: z.string(),
+  requestId: z.string().nullable(),
+  accountId: z.number().int(),
+  declineCode: DeclineCodeSchema.nullable(),
+  declineSubReason: z.string().nullable(),
+  apmType: z.enum(PAYMENT_METHODS).openapi({ description: "The method (paymentMethod)" }),
+  apmRequestPayload: ApmRequestPayloadEchoSchema,
+  apmResponseData: ApmResponseDataSchema,
+  callbackUrl: z.string().nullable(),
+  billingDetails: BillingDetailsEchoSchema,
+  order: OrderEchoSchema,
+  createdAt: instant(),
+  metadata: z.record(z.string(), z.string()),
+};
+
+/** The APM callback, payout form (docs/webhooks.md): no amounts, currencies or redirect URLs; also the payout's info record. */
+export const ApmPayoutCallbackSchema = z
+  .object({ ...APM_CALLBACK, transactionStatus: z.enum(statusesOf("apm_payout")) })
+  .openapi("ApmPayoutCallback", {
+    description: "The APM payout callback (docs/webhooks.md); also the info record of an APM payout",
+  });
+
+export type ApmPayoutCallback = z.infer<typeof ApmPayoutCallbackSchema>;
+
+const ApmPaymentStatusEnum = z.enum(statusesOf("apm_payment"));
+
+/** The APM callback, payment form (docs/webhooks.md): the payout form's fields plus amounts, currencies and redirect URLs. */
+export const ApmPaymentCallbackSchema = z
+  .object({
+    ...APM_CALLBACK,
+    transactionStatus: ApmPaymentStatusEnum,
+    orderCurrency: CurrencySchema,
+    processedCurrency: CurrencySchema,
+    orderAmount: z.number(),
+    processedAmount: z.number(),
+    conversionRate: z.number(),
+    successRedirectUrl: z.string().nullable(),
+    failureRedirectUrl: z.string().nullable(),
+  })
+  .openapi("ApmPaymentCallback", {
+    description: "The APM payment callback (docs/webhooks.md); also the info record of an APM pay-in",
+  });
+
+export type ApmPaymentCallback = z.infer<typeof ApmPaymentCallbackSchema>;
+
+export const ApmStatusSchema = z
+  .object({ transactionId: z.string(), transactionStatus: ApmPaymentStatusEnum })
+  .openapi("ApmStatus");

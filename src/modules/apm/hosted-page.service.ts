@@ -7,20 +7,45 @@
  * - the failure button declines with declineCode 2; nothing else of a real provider's UI is simulated.
  */
 import { type Db, inTransaction } from "../../db/client.js";
+import { type Behaviour, cause, type Seen, UNSEEN } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
 import { conflict, notFound } from "../../platform/errors.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import { DECLINE, deadlineOf, type TransactionLifecycle, type TransactionRow } from "../transactions/lifecycle.js";
 import { type ApmDetails, detailsOf } from "./apm.present.js";
 import { echoPayload, SETTLING } from "./apm.rules.js";
-import { fieldValueValid } from "./methods.js";
+import { fieldValueValid, METHODS } from "./methods.js";
 
 export const APM_KINDS = ["apm_payment", "apm_payout"] as const;
+
+/** The pages a shopper answers, by the actionType that shows them: a QR pay-in's page, else the hosted payment page. */
+const PAGE_OF = (action: string) => (action === "QR" ? "qr" : "hpp");
+
+/** The first pay-in method whose shopper answers the page `page` (the catalog, fixtures/apm-methods.json). */
+const methodFor = (page: "hpp" | "qr") =>
+  (METHODS.find((m) => m.directions.includes("payin") && m.actionType !== "NONE" && PAGE_OF(m.actionType) === page) ?? METHODS[0])
+    ?.paymentMethod ?? "";
+
+/** The shopper's answers on the pages (docs/coverage.md), noted where they are made: the events do not say who settled a pay-in. */
+export const PAGE_BEHAVIOURS: readonly Behaviour[] = (["hpp", "qr"] as const).flatMap((page) =>
+  (["success", "failure"] as const).map((outcome) => ({
+    id: pageBehaviour(page, outcome),
+    area: "apm" as const,
+    title: `The shopper ${outcome === "success" ? "paid" : "declined"} on the ${page === "qr" ? "QR page" : "hosted payment page"}`,
+    cause: cause({ act: "apm-pay", method: methodFor(page), fields: false }, { act: "page", outcome }),
+  })),
+);
+
+function pageBehaviour(page: "hpp" | "qr", outcome: "success" | "failure"): string {
+  return `apm.${page}.${outcome === "success" ? "paid" : "declined"}`;
+}
 
 export interface HostedPageDeps {
   db: Db;
   clock: Clock;
   lifecycle: TransactionLifecycle;
+  /** Notes the shopper's answer for the coverage report (docs/coverage.md). */
+  seen?: Seen;
 }
 
 /** A page the shopper answers: which one, for what, and the fields still missing. */
@@ -64,7 +89,12 @@ export class HostedPageService {
       if (row.status !== "PENDING" || (action !== "REDIRECT" && action !== "QR")) {
         throw conflict(`Transaction ${id} is ${row.status}, no longer waiting for the customer`);
       }
-      if (outcome === "failure") return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER, "shopper page");
+      const noted = () =>
+        (this.deps.seen ?? UNSEEN)(pageBehaviour(PAGE_OF(action), outcome), { transactionId: id, at: this.deps.clock.nowMs() });
+      if (outcome === "failure") {
+        noted();
+        return this.deps.lifecycle.settle(row, "FAILED", DECLINE.REJECTED_BY_ISSUER, "shopper page");
+      }
       const collected: Record<string, unknown> = {};
       const invalid: string[] = [];
       for (const f of details.missing) {
@@ -75,6 +105,7 @@ export class HostedPageService {
       if (invalid.length > 0) throw new FormRejected(`Please fill in: ${invalid.join(", ")}`, invalid);
       const next: ApmDetails = { ...details, apmPayload: { ...details.apmPayload, ...echoPayload(collected) }, missing: [] };
       this.deps.lifecycle.setDetails(id, next);
+      noted();
       return this.deps.lifecycle.transition(
         { ...row, details: next },
         "PROCESSING",

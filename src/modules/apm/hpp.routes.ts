@@ -11,14 +11,19 @@ const Query = z.object({
 
 /** The posted form: the outcome button plus the fields the page asked for (named as in apmPayload). */
 export const ShopperAnswerSchema = z
-  .looseObject({ outcome: oneOf(["success", "failure"]) })
+  .object({ outcome: oneOf(["success", "failure"]) })
+  .catchall(z.string())
   .openapi("ShopperPageAnswer", { description: "outcome, and with success every field the page asks for" });
 
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
+/** The pages' names in operationIds (docs/api.md#operation-ids): `getHostedPaymentPage`, `submitQrPage`. */
+const OPERATION_NAMES = { hpp: "HostedPaymentPage", qr: "QrPage" } as const;
+
 const pageRoute = (page: "hpp" | "qr", summary: string) =>
   createRoute({
     method: "get",
+    operationId: `get${OPERATION_NAMES[page]}`,
     path: `/sandbox/${page}/{id}`,
     tags,
     security: [],
@@ -34,6 +39,7 @@ const pageRoute = (page: "hpp" | "qr", summary: string) =>
 const answerRoute = (page: "hpp" | "qr") =>
   createRoute({
     method: "post",
+    operationId: `submit${OPERATION_NAMES[page]}`,
     path: `/sandbox/${page}/{id}`,
     tags,
     security: [],

@@ -3,6 +3,7 @@ import { errorResponses, jsonBody } from "../../http/schemas.js";
 import { AuthRequestSchema, AuthResponseSchema } from "./auth.wire.js";
 
 export const authRoute = createRoute({
+  operationId: "createAuthToken",
   method: "post",
   path: "/auth",
   tags: ["Authentication"],

@@ -20,6 +20,8 @@ import type { Merchant, MerchantService } from "../merchants/merchants.service.j
 import type { AuthResponse } from "./auth.wire.js";
 
 export const TOKEN_TTL_SECONDS = 30 * 24 * 3600;
+/** The 401 of a token the clock has moved past (docs/gateway.md#authentication): what happened, and what to do. */
+const EXPIRED = `Access token expired (a token lasts ${TOKEN_TTL_SECONDS / 86_400} days of the sandbox's clock): take a new one with POST /api/v1/auth`;
 const SECRET_KEY = "jwt_secret";
 /** The secrets of the sandboxes this one was copied from, each with the last second (iat) it accepts. */
 const INHERITED_KEY = "jwt_inherited";
@@ -165,7 +167,7 @@ export class AuthService {
       if (this.verified.size >= CACHE_LIMIT) this.verified.clear();
       this.verified.set(jwt, claims);
     }
-    if (this.deps.clock.nowMs() >= claims.expMs) throw unauthorized("Access token expired");
+    if (this.deps.clock.nowMs() >= claims.expMs) throw unauthorized(EXPIRED);
     const merchant = this.deps.merchants.byKey(claims.sub);
     if (!merchant) throw unauthorized("Invalid access token");
     if (claims.sv !== this.secretVersionCached(merchant.merchantSecret, claims.secret)) {

@@ -8,9 +8,10 @@ import { type Db, inTransaction } from "../../db/client.js";
 import { preparedInsert } from "../../db/insert.js";
 import { lazy } from "../../db/lazy.js";
 import { idempotencyKeys } from "../../db/schema/index.js";
+import { type Behaviour, cause, type Seen, UNSEEN } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
 import { sha256Hex } from "../../platform/crypto.js";
-import { conflict } from "../../platform/errors.js";
+import { asBehaviour, conflict } from "../../platform/errors.js";
 
 export interface IdempotencyKey {
   merchantKey: string;
@@ -104,9 +105,36 @@ function quotedKey(k: string): string {
   return q;
 }
 
+/** The two answers to a requestId used again (docs/coverage.md): nothing else records them. */
+export const IDEMPOTENCY: Record<"replayed" | "conflict", Behaviour> = {
+  replayed: {
+    id: "idempotency.replayed",
+    area: "idempotency",
+    title: "A create sent again with its requestId and the same body: the first answer replayed",
+    cause: cause({ act: "pay" }, { act: "again", changed: false }),
+  },
+  conflict: {
+    id: "idempotency.conflict",
+    area: "idempotency",
+    title: "A requestId used again with another body: refused (409)",
+    cause: cause({ act: "pay" }, { act: "again", changed: true }),
+  },
+};
+
 export interface IdempotencyDeps {
   db: Db;
   clock: Clock;
+  /** Notes a replay for the coverage report (docs/coverage.md). */
+  seen?: Seen;
+}
+
+/** The id a stored answer names (a transaction, a refund, a subscription), for a replay's evidence. */
+function answerIds(body: unknown): { transactionId?: string; subscriptionId?: string } {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  const transactionId = str(b.transactionId) ?? str(b.refundId);
+  const subscriptionId = str(b.subscriptionId);
+  return { ...(transactionId ? { transactionId } : {}), ...(subscriptionId ? { subscriptionId } : {}) };
 }
 
 export class IdempotencyService {
@@ -133,8 +161,12 @@ export class IdempotencyService {
     return inTransaction(this.deps.db, () => {
       const existing = this.find.get(key.merchantKey, key.operation, key.requestId) as [string, string] | undefined;
       if (existing) {
-        if (existing[0] !== bodyHash) throw conflict("requestId already used with different parameters");
-        return { body: JSON.parse(existing[1]) as T, replayed: true };
+        if (existing[0] !== bodyHash) {
+          throw asBehaviour(conflict("requestId already used with different parameters"), IDEMPOTENCY.conflict.id);
+        }
+        const body = JSON.parse(existing[1]) as T;
+        (this.deps.seen ?? UNSEEN)(IDEMPOTENCY.replayed.id, { ...answerIds(body), at: this.deps.clock.nowMs() });
+        return { body, replayed: true };
       }
       const body = create();
       this.insert({ ...key, bodyHash, httpStatus: 200, response: JSON.stringify(body), createdAt: this.deps.clock.nowMs() });

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
+import { asStatus } from "../transactions/transitions.js";
 import { cardInfoRoute, cardStatusRoute, createCardPaymentRoute } from "./payments.routes.js";
 import type { PaymentService } from "./payments.service.js";
 
@@ -14,7 +15,7 @@ export function registerPayments(app: OpenAPIHono<AppEnv>, ctx: { payments: Paym
 
   gatewayRead(app, cardStatusRoute, (merchant, id) => {
     const row = ctx.payments.getOwn(merchant, id);
-    return { transactionId: row.id, transactionStatus: row.status };
+    return { transactionId: row.id, transactionStatus: asStatus(row.status) };
   });
 
   gatewayRead(app, cardInfoRoute, (merchant, id) => ctx.payments.info(ctx.payments.getOwn(merchant, id)));

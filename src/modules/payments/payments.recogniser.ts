@@ -38,7 +38,7 @@ const where =
 const bool: Parse = (v) => (typeof v === "boolean" ? v : NO);
 const stringOrNumber: Parse = (v) => (typeof v === "string" || (typeof v === "number" && Number.isFinite(v)) ? v : NO);
 const url = where((v) => v.length <= MAX_URL_LENGTH && isAbsoluteHttpUrl(v));
-const EMAIL = z.regexes.email;
+const EMAIL = PATTERNS.email;
 
 /** MetadataSchema: a record of strings. */
 const metadata: Parse = (v) => {

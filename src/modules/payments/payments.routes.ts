@@ -2,11 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import { readRoute } from "../../http/reads.js";
 import { errorResponses, jsonBody, jsonResponse } from "../../http/schemas.js";
 import { cardPaymentRecogniser } from "./payments.recogniser.js";
-import { CardCallbackSchema, CardPaymentRequestSchema, CardPaymentResponseSchema, CardStatusSchema } from "./payments.wire.js";
+import { CardInfoSchema, CardPaymentRequestSchema, CardPaymentResponseSchema, CardStatusSchema } from "./payments.wire.js";
 
 const tags = ["Card payments"];
 
 export const createCardPaymentRoute = createRoute({
+  operationId: "createCardPayment",
   method: "post",
   path: "/payments/card",
   tags,
@@ -19,6 +20,7 @@ export const createCardPaymentRoute = createRoute({
 });
 
 export const cardStatusRoute = readRoute({
+  operationId: "getCardPaymentStatus",
   path: "/payments/card/status/{id}",
   tags,
   summary: "Current status of a card transaction",
@@ -28,10 +30,11 @@ export const cardStatusRoute = readRoute({
 });
 
 export const cardInfoRoute = readRoute({
+  operationId: "getCardPaymentInfo",
   path: "/payments/card/info/{id}",
   tags,
-  summary: "A card transaction in the card-callback shape, with declineCode",
+  summary: "A card transaction in the card-callback shape, with declineCode and refundedAmount",
   example: "tx_4fQ...",
-  schema: CardCallbackSchema,
+  schema: CardInfoSchema,
   description: "The record",
 });

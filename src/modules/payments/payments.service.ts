@@ -26,7 +26,7 @@ import { DECLINE, deadlineOf, declineOf, type TransactionLifecycle, type Transac
 import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
 import { type CardOnFile, cardColumns, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
-import type { CardCallback, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
+import type { CardCallback, CardInfo, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
 import { presentCallback, presentResponse } from "./present.js";
 
 export { CHALLENGE_TIMEOUT_MS, DECLINE } from "../transactions/lifecycle.js";
@@ -60,8 +60,7 @@ export interface AuthorizeInput {
 
 export type PaymentResult = CardPaymentResponse & { row: TransactionRow };
 
-/** Card-payment info (docs/cards.md): the callback shape plus refundedAmount (order currency). */
-export type CardInfo = CardCallback & { refundedAmount: number };
+export type { CardInfo };
 
 /** What a payment service needs: the card one (this file) and the APM one (src/modules/apm/apm.service.ts). */
 export interface PaymentDeps {

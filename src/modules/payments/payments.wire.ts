@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import { httpUrl } from "../../http/schemas.js";
 import {
   AmountSchema,
+  BillingDetailsEchoSchema,
   BillingDetailsSchema,
   CardSchema,
   CurrencySchema,
@@ -14,11 +15,18 @@ import {
   DeviceSchema,
   instant,
   MetadataSchema,
+  OrderEchoSchema,
   OrderSchema,
   PATTERNS,
   THREE_DS_DEVICE_FIELDS,
   text,
 } from "../../http/wire.js";
+import { statusesOf } from "../transactions/transitions.js";
+
+/** The kinds the card status and info reads and the card payment callback report (docs/cards.md). */
+export const CARD_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
+/** Their statuses (docs/lifecycles.md): the enum of their reads and callbacks. */
+const CardStatusEnum = z.enum(statusesOf(...CARD_KINDS));
 
 /** A card as a payment request sends it. */
 export type CardRequest = z.infer<typeof CardSchema>;
@@ -67,35 +75,47 @@ export const CardPaymentResponseSchema = z
 export type CardPaymentResponse = z.infer<typeof CardPaymentResponseSchema>;
 
 export const CardStatusSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string() })
+  .object({ transactionId: z.string(), transactionStatus: CardStatusEnum })
   .openapi("CardPaymentStatus");
 
 export type CardStatusResponse = z.infer<typeof CardStatusSchema>;
 
-/** The fields every card callback starts with: card payments' and card payouts' (docs/webhooks.md). */
+/** The fields every card callback starts with: card payments' and card payouts' (docs/webhooks.md); each adds its transactionStatus enum. */
 export const CARD_CALLBACK_HEAD = {
   transactionId: z.string(),
   requestId: z.string().nullable(),
   mid: z.string(),
-  transactionStatus: z.string(),
   declineCode: DeclineCodeSchema.nullable(),
   cardMask: z.string(),
   cardHolder: z.string().nullable(),
 };
 
-export const CardCallbackSchema = z
-  .object({
-    ...CARD_CALLBACK_HEAD,
-    orderCurrency: z.string(),
-    processedCurrency: z.string(),
-    orderAmount: z.number(),
-    processedAmount: z.number(),
-    conversionRate: z.number(),
-    callbackUrl: z.string().nullable(),
-    billingDetails: z.record(z.string(), z.unknown()),
-    order: z.record(z.string(), z.unknown()),
-    createdAt: instant(),
-  })
-  .openapi("CardPaymentCallback", { description: "docs/webhooks.md; also the info record" });
+const CARD_CALLBACK = {
+  ...CARD_CALLBACK_HEAD,
+  transactionStatus: CardStatusEnum,
+  orderCurrency: CurrencySchema,
+  processedCurrency: CurrencySchema,
+  orderAmount: z.number(),
+  processedAmount: z.number(),
+  conversionRate: z.number(),
+  callbackUrl: z.string().nullable(),
+  billingDetails: BillingDetailsEchoSchema,
+  order: OrderEchoSchema,
+  createdAt: instant(),
+};
+
+export const CardCallbackSchema = z.object(CARD_CALLBACK).openapi("CardPaymentCallback", {
+  description: "The card payment callback (docs/webhooks.md): card payments, one-click charges and a subscription's first charge",
+});
 
 export type CardCallback = z.infer<typeof CardCallbackSchema>;
+
+/** The info record (docs/cards.md): the callback's fields and refundedAmount (a fresh object: the document shows no allOf). */
+export const CardInfoSchema = z
+  .object({
+    ...CARD_CALLBACK,
+    refundedAmount: z.number().openapi({ description: "The refunds that are not FAILED, order currency (0 when none)" }),
+  })
+  .openapi("CardPaymentInfo", { description: "A card transaction: the card payment callback's fields and refundedAmount" });
+
+export type CardInfo = z.infer<typeof CardInfoSchema>;

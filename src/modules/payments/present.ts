@@ -7,6 +7,7 @@ import { toIso } from "../../platform/clock.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
+import { asStatus } from "../transactions/transitions.js";
 import { cardMask } from "./card.js";
 import type { CardCallback, CardPaymentResponse } from "./payments.wire.js";
 
@@ -16,7 +17,7 @@ export function presentCardHead(row: TransactionRow, merchant: Pick<Merchant, "m
     transactionId: row.id,
     requestId: row.requestId,
     mid: merchant.mid,
-    transactionStatus: row.status,
+    transactionStatus: asStatus(row.status),
     declineCode: row.declineCode,
     cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
     cardHolder: row.cardHolder,
@@ -33,7 +34,7 @@ export function presentCallback(row: TransactionRow, merchant: Pick<Merchant, "m
     transactionId: row.id,
     requestId: row.requestId,
     mid: merchant.mid,
-    transactionStatus: row.status,
+    transactionStatus: asStatus(row.status),
     declineCode: row.declineCode,
     cardMask: cardMask(row.cardBin ?? "", row.cardLast4 ?? "", row.cardLength),
     cardHolder: row.cardHolder,

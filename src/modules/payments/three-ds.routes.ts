@@ -13,6 +13,7 @@ export const ChallengeAnswerSchema = z.object({ outcome: oneOf(["success", "fail
 const html = (description: string) => ({ description, content: { "text/html": { schema: z.string() } } });
 
 export const challengePageRoute = createRoute({
+  operationId: "getThreeDsPage",
   method: "get",
   path: "/sandbox/3ds/{id}",
   tags,
@@ -27,6 +28,7 @@ export const challengePageRoute = createRoute({
 });
 
 export const challengeAnswerRoute = createRoute({
+  operationId: "submitThreeDsPage",
   method: "post",
   path: "/sandbox/3ds/{id}",
   tags,

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
+import { asStatus } from "../transactions/transitions.js";
 import { createPayoutRoute, payoutInfoRoute, payoutStatusRoute } from "./payouts.routes.js";
 import type { PayoutService } from "./payouts.service.js";
 
@@ -14,7 +15,7 @@ export function registerPayouts(app: OpenAPIHono<AppEnv>, ctx: { payouts: Payout
 
   gatewayRead(app, payoutStatusRoute, (merchant, id) => {
     const row = ctx.payouts.getOwn(merchant, id);
-    return { transactionId: row.id, transactionStatus: row.status };
+    return { transactionId: row.id, transactionStatus: asStatus(row.status) };
   });
 
   gatewayRead(app, payoutInfoRoute, (merchant, id) => ctx.payouts.info(merchant, id));

@@ -6,6 +6,7 @@ import { PayoutInfoSchema, PayoutRequestSchema, PayoutResponseSchema, PayoutStat
 const tags = ["Card payouts"];
 
 export const createPayoutRoute = createRoute({
+  operationId: "createCardPayout",
   method: "post",
   path: "/payouts/card",
   tags,
@@ -18,6 +19,7 @@ export const createPayoutRoute = createRoute({
 });
 
 export const payoutStatusRoute = readRoute({
+  operationId: "getCardPayoutStatus",
   path: "/payouts/card/status/{id}",
   tags,
   summary: "Current status of a card payout",
@@ -27,6 +29,7 @@ export const payoutStatusRoute = readRoute({
 });
 
 export const payoutInfoRoute = readRoute({
+  operationId: "getCardPayoutInfo",
   path: "/payouts/card/info/{id}",
   tags,
   summary: "A card payout in the payout-callback shape",

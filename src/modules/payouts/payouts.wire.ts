@@ -10,12 +10,16 @@ import {
   CardSchema,
   CurrencySchema,
   DeclineCodeSchema,
+  email,
   instant,
   MetadataSchema,
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
 import { CARD_CALLBACK_HEAD } from "../payments/payments.wire.js";
+import { statusesOf } from "../transactions/transitions.js";
+
+const PayoutStatusEnum = z.enum(statusesOf("card_payout"));
 
 /** CardDetails of a card payout (docs/gateway.md#requests-and-answers): cardHolder required, cvv optional. */
 export const PayoutCardSchema = CardSchema.omit({ cardHolderName: true, requestThreeDSecure: true, cvv: true })
@@ -44,7 +48,7 @@ export const PayoutRequestSchema = z
   .object({
     requestId: RequestIdSchema,
     mid: text().openapi({ example: "sandbox-mid-001" }),
-    userEmail: z.email().openapi({ description: "Recipient e-mail", example: "jane@example.com" }),
+    userEmail: email().openapi({ description: "Recipient e-mail" }),
     amount: AmountSchema,
     currency: CurrencySchema.optional().openapi({
       description: "Sandbox addition (the interface names none): ISO 4217; default the merchant's processingCurrency, else USD",
@@ -69,12 +73,13 @@ export const PayoutResponseSchema = z
 export type PayoutCreateResponse = z.infer<typeof PayoutResponseSchema>;
 
 export const PayoutStatusSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string() })
+  .object({ transactionId: z.string(), transactionStatus: PayoutStatusEnum })
   .openapi("CardPayoutStatus");
 
 export const PayoutInfoSchema = z
   .object({
     ...CARD_CALLBACK_HEAD,
+    transactionStatus: PayoutStatusEnum,
     totalAmount: z.number(),
     callbackUrl: z.string().nullable(),
     createdAt: instant(),

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
+import { asStatus } from "../transactions/transitions.js";
 import { createRefundRoute, refundInfoRoute, refundStatusRoute } from "./refunds.routes.js";
 import type { RefundService } from "./refunds.service.js";
 
@@ -14,7 +15,7 @@ export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: { refunds: Refund
 
   gatewayRead(app, refundStatusRoute, (merchant, id) => {
     const row = ctx.refunds.getOwn(merchant, id);
-    return { refundId: row.id, transactionId: row.parentId ?? "", transactionStatus: row.status };
+    return { refundId: row.id, transactionId: row.parentId ?? "", transactionStatus: asStatus(row.status) };
   });
 
   gatewayRead(app, refundInfoRoute, (merchant, id) => ctx.refunds.info(merchant, id));

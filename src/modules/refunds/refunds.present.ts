@@ -7,6 +7,7 @@ import { toIso } from "../../platform/clock.js";
 import { toMajorNumber } from "../../platform/money.js";
 import type { Merchant } from "../merchants/merchants.service.js";
 import type { KindDescriptor, TransactionRow } from "../transactions/lifecycle.js";
+import { asStatus } from "../transactions/transitions.js";
 import type { RefundCallback, RefundInfo } from "./refunds.wire.js";
 
 /** The refund callback, field for field (docs/webhooks.md). */
@@ -16,7 +17,7 @@ export function presentRefundCallback(row: TransactionRow, merchant: Pick<Mercha
     refundId: row.id,
     requestId: row.requestId,
     mid: merchant.mid,
-    transactionStatus: row.status,
+    transactionStatus: asStatus(row.status),
     declineCode: row.declineCode,
     totalAmount: toMajorNumber(row.processedAmount, row.processedCurrency),
     callbackUrl: row.callbackUrl,

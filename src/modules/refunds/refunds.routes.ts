@@ -6,6 +6,7 @@ import { RefundInfoSchema, RefundRequestSchema, RefundResponseSchema, RefundStat
 const tags = ["Refunds"];
 
 export const createRefundRoute = createRoute({
+  operationId: "createRefund",
   method: "post",
   path: "/refunds/card",
   tags,
@@ -18,6 +19,7 @@ export const createRefundRoute = createRoute({
 });
 
 export const refundStatusRoute = readRoute({
+  operationId: "getRefundStatus",
   path: "/refunds/card/status/{id}",
   tags,
   summary: "Current status of a refund",
@@ -27,6 +29,7 @@ export const refundStatusRoute = readRoute({
 });
 
 export const refundInfoRoute = readRoute({
+  operationId: "getRefundInfo",
   path: "/refunds/card/info/{id}",
   tags,
   summary: "The refund record, with declineCode when FAILED",

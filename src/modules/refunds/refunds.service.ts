@@ -14,8 +14,10 @@
  * - a refund that later FAILS frees its amount again, but the FX remainder given to an earlier "last"
  *   refund is not recomputed.
  */
+
+import { type Behaviour, cause } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
-import { invalidField } from "../../platform/errors.js";
+import { asBehaviour, invalidField } from "../../platform/errors.js";
 import type { Ids } from "../../platform/ids.js";
 import { formatAmount, parseAmount } from "../../platform/money.js";
 import type { OutcomeEngine } from "../../scenarios/outcome-engine.js";
@@ -35,6 +37,14 @@ import type { RefundCreateResponse, RefundInfo, RefundRequest } from "./refunds.
 
 /** Kinds a refund may refund (docs/refunds-payouts.md). */
 export const REFUNDABLE_KINDS = ["card_payment", "card_charge", "subscription_charge"] as const;
+
+/** A refund refused because it is more than what is left to refund (docs/coverage.md): nothing else records a refusal. */
+export const REFUND_OVER_REMAINDER: Behaviour = {
+  id: "refund.refused.over-remainder",
+  area: "refunds",
+  title: "A refund refused: more than what is left to refund (400)",
+  cause: cause({ act: "pay" }, { act: "refund", amount: "too much" }),
+};
 
 export interface RefundDeps {
   clock: Clock;
@@ -76,9 +86,12 @@ export class RefundService {
         const left = parent.orderAmount - refunded.orderAmount;
         if (amountMinor > left) {
           const cur = parent.orderCurrency;
-          throw invalidField(
-            "amount",
-            `${formatAmount(amountMinor, cur)} is more than the ${formatAmount(left, cur)} left to refund`,
+          throw asBehaviour(
+            invalidField(
+              "amount",
+              `${formatAmount(amountMinor, cur)} is more than the ${formatAmount(left, cur)} left to refund`,
+            ),
+            REFUND_OVER_REMAINDER.id,
           );
         }
         const processedAmount =

@@ -6,6 +6,9 @@
 import { z } from "@hono/zod-openapi";
 import { httpUrl } from "../../http/schemas.js";
 import { AmountSchema, DeclineCodeSchema, instant, MetadataSchema, RequestIdSchema, text } from "../../http/wire.js";
+import { statusesOf } from "../transactions/transitions.js";
+
+const RefundStatusEnum = z.enum(statusesOf("refund"));
 
 export const RefundRequestSchema = z
   .object({
@@ -34,7 +37,7 @@ export const RefundResponseSchema = z
 export type RefundCreateResponse = z.infer<typeof RefundResponseSchema>;
 
 export const RefundStatusSchema = z
-  .object({ refundId: z.string(), transactionId: z.string(), transactionStatus: z.string() })
+  .object({ refundId: z.string(), transactionId: z.string(), transactionStatus: RefundStatusEnum })
   .openapi("RefundStatus");
 
 export const RefundInfoSchema = z
@@ -43,7 +46,7 @@ export const RefundInfoSchema = z
     transactionId: z.string().openapi({ description: "The refunded (original) transaction" }),
     requestId: z.string().nullable(),
     mid: z.string(),
-    transactionStatus: z.string(),
+    transactionStatus: RefundStatusEnum,
     declineCode: DeclineCodeSchema.optional().openapi({ description: "Only when FAILED" }),
     totalAmount: z.number().openapi({ description: "In the processed currency of the original (docs/refunds-payouts.md)" }),
     callbackUrl: z.string().nullable(),
@@ -55,12 +58,13 @@ export const RefundInfoSchema = z
 export type RefundInfo = z.infer<typeof RefundInfoSchema>;
 
 /**
- * The refund callback body: the info record's fields but metadata, with declineCode always present
- * (null unless FAILED). Not in /openapi.json (callbacks are not routes); it types what
- * refunds.present.ts sends.
+ * The refund callback body (docs/webhooks.md): the info record's fields but metadata, with declineCode
+ * always present (null unless FAILED). A fresh object (the document shows no allOf); in the
+ * document's `webhooks`.
  */
-export const RefundCallbackSchema = RefundInfoSchema.omit({ declineCode: true, metadata: true }).extend({
-  declineCode: DeclineCodeSchema.nullable(),
-});
+const { declineCode: _info, metadata: _metadata, ...REFUND_FIELDS } = RefundInfoSchema.shape;
+export const RefundCallbackSchema = z
+  .object({ ...REFUND_FIELDS, declineCode: DeclineCodeSchema.nullable() })
+  .openapi("RefundCallback", { description: "The refund callback (docs/webhooks.md)" });
 
 export type RefundCallback = z.infer<typeof RefundCallbackSchema>;

@@ -1,22 +1,17 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
 import type { Db } from "../../db/client.js";
 import type { AppEnv } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
-import type { AuthService } from "../auth/auth.service.js";
 import { reportRoute } from "./reports.routes.js";
 import { openReport } from "./reports.service.js";
 
 /**
- * The transaction report (docs/report.md, docs/gateway.md#authentication; docs/report.md), under /api/v1 and /v1.
- * Credentials come in headers, checked before the body so wrong credentials are always a 401;
- * every error of the route is `{ error }` (src/http/gateway.ts errorFieldFor).
+ * The transaction report (docs/report.md, docs/gateway.md#authentication), under /api/v1 and /v1.
+ * Credentials come in headers, checked by the app before the body is read (src/http/middleware.ts
+ * reportCredentials), so wrong credentials are always a 401, whatever the body; every error of the
+ * route is `{ error }` (src/http/gateway.ts errorFieldFor).
  */
-export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { auth: AuthService; db: Db }) {
-  const merchantHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-    c.set("merchant", ctx.auth.verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
-    await next();
-  };
+export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { db: Db }) {
   for (const name of ["MerchantKey", "MerchantSecret"] as const) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, {
       type: "apiKey",
@@ -25,7 +20,7 @@ export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { auth: AuthServi
       description: "The report's credentials (docs/gateway.md#authentication): the merchant key and secret",
     });
   }
-  gatewayRoute(app, { ...reportRoute, middleware: [merchantHeaders] }, (c) => {
+  gatewayRoute(app, reportRoute, (c) => {
     const report = openReport(ctx.db, c.get("merchant"), c.req.valid("json"));
     return c.body(report.body, 200, {
       "Content-Type": report.contentType,

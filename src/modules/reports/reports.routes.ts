@@ -7,6 +7,7 @@ const reportError = (description: string) => ({ description, content: { "applica
 const binary = z.string().openapi({ format: "binary" });
 
 export const reportRoute = createRoute({
+  operationId: "createReport",
   method: "post",
   path: "/report-generator/s2s",
   tags: ["Reports"],

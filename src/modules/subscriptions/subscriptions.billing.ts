@@ -15,6 +15,7 @@ import { performance } from "node:perf_hooks";
 import type { Db } from "../../db/client.js";
 import { inTransaction } from "../../db/client.js";
 import type { Logger } from "../../logger.js";
+import { type Seen, UNSEEN } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString } from "../../platform/clock.js";
 import { addDays, midnightOf } from "../../platform/dates.js";
@@ -26,7 +27,9 @@ import type { Merchant, MerchantService } from "../merchants/merchants.service.j
 import type { CardOnFile } from "../payments/card.js";
 import type { PaymentResult, PaymentService } from "../payments/payments.service.js";
 import { type TransactionRow, WAITING } from "../transactions/lifecycle.js";
+import { asFinal } from "../transactions/transitions.js";
 import { slotAfter } from "./schedule.js";
+import { CHARGE_RETRIED, subscriptionMove } from "./subscriptions.behaviours.js";
 import {
   DUE_START,
   type DueCursor,
@@ -45,6 +48,7 @@ import {
   type SubscriptionVia,
   visibleNext,
 } from "./subscriptions.rules.js";
+import type { SubscriptionCallback } from "./subscriptions.wire.js";
 
 /** Due rows read at a time within a batch. */
 const DUE_PAGE = 32;
@@ -57,6 +61,8 @@ export interface BillingDeps {
   payments: PaymentService;
   merchants: MerchantService;
   outbox: Outbox;
+  /** Notes each status move and each retried charge for the coverage report (docs/coverage.md). */
+  seen?: Seen;
 }
 
 /**
@@ -184,6 +190,7 @@ export class SubscriptionBilling {
       const merchant = this.merchantOf(sub);
       const flow = sub.chargeCount === 0 ? "recurring_first" : "recurring_later";
       const r = chargeSubscription(this.deps.payments, merchant, sub, toCardOnFile(card), flow, null, false);
+      if (sub.failureCount > 0) this.seen(CHARGE_RETRIED, { subscriptionId: sub.id, transactionId: r.transactionId, at: now });
       if (WAITING.has(r.transactionStatus)) {
         // settles later: onSettled applies the outcome and sends the callback
         this.schedule(sub, { nextChargeAt: null }, now);
@@ -229,6 +236,19 @@ export class SubscriptionBilling {
     next.nextChargeAt = lookAtOf(next);
     this.schedule(sub, next, now, "charge");
     const merchant = this.merchantOf(sub);
+    const body: SubscriptionCallback = {
+      subscriptionId: sub.id,
+      transactionId: tx.id,
+      chargeDate,
+      amount: toMajorNumber(tx.orderAmount, tx.orderCurrency),
+      currency: tx.orderCurrency,
+      transactionStatus: asFinal(tx.status),
+      declineCode: tx.declineCode,
+      declineReason: tx.declineCode === null ? null : (declineName(tx.declineCode) ?? null),
+      failureCount: next.failureCount,
+      nextChargeDate: visibleNext(next),
+      metadata: sub.metadata ?? null,
+    };
     this.deps.outbox.enqueue({
       merchant,
       kind: "subscription_charge",
@@ -239,26 +259,17 @@ export class SubscriptionBilling {
       orderKey: sub.id,
       ...(pending === undefined ? {} : { pending }),
       eventStatus: tx.status,
-      body: {
-        subscriptionId: sub.id,
-        transactionId: tx.id,
-        chargeDate,
-        amount: toMajorNumber(tx.orderAmount, tx.orderCurrency),
-        currency: tx.orderCurrency,
-        transactionStatus: tx.status,
-        declineCode: tx.declineCode,
-        declineReason: tx.declineCode === null ? null : (declineName(tx.declineCode) ?? null),
-        failureCount: next.failureCount,
-        nextChargeDate: visibleNext(next),
-        metadata: sub.metadata ?? null,
-      },
+      body,
     });
   }
 
   /** Writes the schedule; a status change is asserted against SUBSCRIPTION_MOVES under `via`. */
   private schedule(sub: SubscriptionRow, change: Partial<SubscriptionRow>, now: number, via?: SubscriptionVia): void {
     const v = { ...sub, ...change };
-    if (v.status !== sub.status) assertSubscriptionMove(sub.status, v.status, via);
+    if (v.status !== sub.status) {
+      assertSubscriptionMove(sub.status, v.status, via);
+      this.seen(subscriptionMove(sub.status, v.status, via as SubscriptionVia), { subscriptionId: sub.id, at: now });
+    }
     this.repo.setSchedule(sub.id, {
       status: v.status,
       nextChargeDate: v.nextChargeDate,
@@ -283,10 +294,15 @@ export class SubscriptionBilling {
       } else {
         assertSubscriptionMove(sub.status, NONE, "first charge");
         this.repo.delete(sub.id);
+        this.seen(subscriptionMove(sub.status, NONE, "first charge"), { subscriptionId: sub.id, transactionId: tx.id, at: now });
       }
       return;
     }
     this.applyOutcome(sub, tx, sub.nextChargeDate ?? toDateString(tx.createdAt), now);
+  }
+
+  private seen(behaviour: string, evidence: Parameters<Seen>[1]): void {
+    (this.deps.seen ?? UNSEEN)(behaviour, evidence);
   }
 
   private merchantOf(s: SubscriptionRow): Merchant {

@@ -4,6 +4,7 @@
 import { toIso } from "../../platform/clock.js";
 import { formatAmount } from "../../platform/money.js";
 import type { PaymentResult } from "../payments/payments.service.js";
+import { asStatus } from "../transactions/transitions.js";
 import type { Frequency } from "./schedule.js";
 import type { LatestCharge, SubscriptionRow } from "./subscriptions.repo.js";
 import { type SubscriptionStatus, visibleNext } from "./subscriptions.rules.js";
@@ -36,7 +37,7 @@ export function presentSubscription(
     subscriptionId: s.id,
     status: s.status as SubscriptionStatus,
     transactionId: latest?.id ?? null,
-    transactionStatus: latest?.status ?? null,
+    transactionStatus: latest ? asStatus(latest.status) : null,
     declineCode: latest?.declineCode ?? null,
     challengeUrl: challenge,
     challengeUrlIframe: challenge && `${challenge}?mode=iframe`,

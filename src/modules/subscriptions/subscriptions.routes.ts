@@ -14,6 +14,7 @@ const IdParam = pathParam("subscriptionId", "sub_4fQ...");
 const PATH = "/payments/card/recurring";
 
 export const createSubscriptionRoute = createRoute({
+  operationId: "createSubscription",
   method: "post",
   path: PATH,
   tags,
@@ -29,6 +30,7 @@ export const createSubscriptionRoute = createRoute({
 });
 
 export const getSubscriptionRoute = createRoute({
+  operationId: "getSubscription",
   method: "get",
   path: `${PATH}/{subscriptionId}`,
   tags,
@@ -38,6 +40,7 @@ export const getSubscriptionRoute = createRoute({
 });
 
 export const updateSubscriptionRoute = createRoute({
+  operationId: "updateSubscription",
   method: "put",
   path: `${PATH}/{subscriptionId}`,
   tags,
@@ -47,6 +50,7 @@ export const updateSubscriptionRoute = createRoute({
 });
 
 export const cancelSubscriptionRoute = createRoute({
+  operationId: "cancelSubscription",
   method: "delete",
   path: `${PATH}/{subscriptionId}`,
   tags,

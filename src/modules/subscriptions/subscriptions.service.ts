@@ -17,6 +17,7 @@
  */
 import type { Db } from "../../db/client.js";
 import { inTransaction } from "../../db/client.js";
+import { type Seen, UNSEEN } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
 import { toDateString } from "../../platform/clock.js";
 import { badRequest, invalidField } from "../../platform/errors.js";
@@ -28,6 +29,7 @@ import type { PaymentService } from "../payments/payments.service.js";
 import { billingOf, cardOfToken, type TokenService } from "../tokens/tokens.service.js";
 import { WAITING } from "../transactions/lifecycle.js";
 import { slotDate, slotOnOrAfter } from "./schedule.js";
+import { subscriptionMove } from "./subscriptions.behaviours.js";
 import { chargeSubscription } from "./subscriptions.billing.js";
 import { createView, presentSubscription } from "./subscriptions.present.js";
 import type { SubscriptionRow, SubscriptionsRepo } from "./subscriptions.repo.js";
@@ -61,6 +63,8 @@ export interface SubscriptionDeps {
   tokens: TokenService;
   /** SANDBOX_MAX_RETRIES: consecutive failures that pause a subscription (docs/gateway.md#how-faithful). */
   maxRetries: number;
+  /** Notes each status move for the coverage report (docs/coverage.md): a move leaves no other trace. */
+  seen?: Seen;
 }
 
 export class SubscriptionService {
@@ -122,6 +126,7 @@ export class SubscriptionService {
           assertSubscriptionMove(NONE, row.status, "create");
           row.nextChargeAt = lookAtOf(row);
           this.repo.insert(row);
+          this.moved(row.id, NONE, row.status, "create");
           return createView(row, null, null);
         }
         const r = chargeSubscription(
@@ -144,6 +149,7 @@ export class SubscriptionService {
         }
         assertSubscriptionMove(NONE, row.status, "create");
         this.repo.insert(row);
+        this.moved(row.id, NONE, row.status, "create");
         return createView(row, r, r.challengeUrl ?? null);
       },
     );
@@ -183,6 +189,7 @@ export class SubscriptionService {
       next.updatedAt = this.deps.clock.nowMs();
       const { id: _id, ...set } = next;
       this.repo.update(id, set);
+      if (next.status !== s.status) this.moved(id, s.status, next.status, "PUT");
       return next;
     });
     return this.view(updated);
@@ -195,7 +202,13 @@ export class SubscriptionService {
       if (s.status === "CANCELED") return;
       assertSubscriptionMove(s.status, "CANCELED", "DELETE");
       this.repo.update(id, { status: "CANCELED", nextChargeDate: null, nextChargeAt: null, updatedAt: this.deps.clock.nowMs() });
+      this.moved(id, s.status, "CANCELED", "DELETE");
     });
+  }
+
+  /** A status move made, noted for the coverage report (docs/coverage.md). */
+  private moved(id: string, from: string, to: string, via: "create" | "PUT" | "DELETE"): void {
+    (this.deps.seen ?? UNSEEN)(subscriptionMove(from, to, via), { subscriptionId: id, at: this.deps.clock.nowMs() });
   }
 
   /** A charge of this subscription is still waiting (3DS, PROCESSING): not due again until it settles. */

@@ -6,7 +6,9 @@
 import { z } from "@hono/zod-openapi";
 import { httpUrl } from "../../http/schemas.js";
 import {
+  BillingDetailsEchoSchema,
   BillingDetailsSchema,
+  CurrencySchema,
   DeclineCodeSchema,
   DeviceSchema,
   instant,
@@ -14,6 +16,8 @@ import {
   OrderSchema,
   oneOf as requiredEnum,
 } from "../../http/wire.js";
+import { DECLINE_CODES } from "../../platform/fixtures.js";
+import { createStatusesOf, statusesOf } from "../transactions/transitions.js";
 import { FREQUENCIES } from "./schedule.js";
 
 /** A subscription's statuses (docs/lifecycles.md#subscriptions); the moves between them are subscriptions.rules.ts. */
@@ -64,7 +68,7 @@ export const CreateSubscriptionResponseSchema = z
     subscriptionId: nullable(z.string()).openapi({ description: "null when the first charge was declined" }),
     status: nullable(z.enum(SUBSCRIPTION_STATUSES)),
     transactionId: nullable(z.string()).openapi({ description: "The first charge; null with skipFirstCharge" }),
-    transactionStatus: nullable(z.string()),
+    transactionStatus: nullable(z.enum(createStatusesOf("subscription_charge"))),
     declineCode: nullable(DeclineCodeSchema),
     challengeUrl: nullable(z.string()),
     challengeUrlIframe: nullable(z.string()),
@@ -74,22 +78,49 @@ export const CreateSubscriptionResponseSchema = z
 
 export type CreateSubscriptionResponse = z.infer<typeof CreateSubscriptionResponseSchema>;
 
-export const SubscriptionSchema = CreateSubscriptionResponseSchema.extend({
-  subscriptionId: z.string(),
-  status: z.enum(SUBSCRIPTION_STATUSES),
-  transactionId: nullable(z.string()).openapi({ description: "The latest charge (creation or scheduled)" }),
-  createdAt: instant(),
-  // a fresh object, not PlanSchema.extend: that is documented as allOf[Plan, ...], and allOf would
-  // still demand Plan's string endDate where null is sent
-  plan: z
-    .object({ ...PlanSchema.shape, endDate: nullable(date("null when the subscription has no end")) })
-    .openapi("SubscriptionPlan"),
-  billingDetails: nullable(z.record(z.string(), z.unknown())),
-  metadata: nullable(Metadata),
-  failureCount: z.number().int().openapi({ description: "Consecutive failed charges" }),
-}).openapi("Subscription");
+// a fresh object, not CreateSubscriptionResponseSchema.extend: that is documented as allOf, which a generator
+// reads as an intersection and a strict check cannot close
+export const SubscriptionSchema = z
+  .object({
+    ...CreateSubscriptionResponseSchema.shape,
+    subscriptionId: z.string(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    transactionId: nullable(z.string()).openapi({ description: "The latest charge (creation or scheduled)" }),
+    transactionStatus: nullable(z.enum(statusesOf("subscription_charge"))).openapi({ description: "The latest charge's" }),
+    createdAt: instant(),
+    // a fresh object, not PlanSchema.extend: that is documented as allOf[Plan, ...], and allOf would
+    // still demand Plan's string endDate where null is sent
+    plan: z
+      .object({ ...PlanSchema.shape, endDate: nullable(date("null when the subscription has no end")) })
+      .openapi("SubscriptionPlan"),
+    billingDetails: nullable(BillingDetailsEchoSchema),
+    metadata: nullable(Metadata),
+    failureCount: z.number().int().openapi({ description: "Consecutive failed charges" }),
+  })
+  .openapi("Subscription");
 
 export type SubscriptionResponse = z.infer<typeof SubscriptionSchema>;
+
+/** The subscription callback of a scheduled charge (docs/webhooks.md, docs/subscriptions.md): sent once the charge is final. */
+export const SubscriptionCallbackSchema = z
+  .object({
+    subscriptionId: z.string(),
+    transactionId: z.string().openapi({ description: "The charge" }),
+    chargeDate: date("The day the charge was due"),
+    amount: z.number().openapi({ description: "Major units, a JSON number" }),
+    currency: CurrencySchema,
+    transactionStatus: z.enum(["SUCCEED", "FAILED"]),
+    declineCode: nullable(DeclineCodeSchema),
+    declineReason: nullable(z.enum(DECLINE_CODES.map((d) => d.name) as [string, ...string[]])).openapi({
+      description: "The decline code's name (fixtures/decline-codes.json)",
+    }),
+    failureCount: z.number().int().openapi({ description: "Consecutive failed charges, this one included" }),
+    nextChargeDate: nullable(date("The next charge; null when none is planned (paused, ended)")),
+    metadata: nullable(Metadata),
+  })
+  .openapi("SubscriptionCallback", { description: "The subscription callback of a scheduled charge (docs/webhooks.md)" });
+
+export type SubscriptionCallback = z.infer<typeof SubscriptionCallbackSchema>;
 
 export const UpdateSubscriptionRequestSchema = z
   .object({

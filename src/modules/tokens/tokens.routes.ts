@@ -6,6 +6,7 @@ import { ChargeRequestSchema, TokenizeRequestSchema, TokenSchema } from "./token
 const tags = ["Card tokens and one-click"];
 
 export const tokenizeRoute = createRoute({
+  operationId: "createCardToken",
   method: "post",
   path: "/payments/card/tokenize",
   tags,
@@ -18,6 +19,7 @@ export const tokenizeRoute = createRoute({
 });
 
 export const chargeRoute = createRoute({
+  operationId: "createOneClickCharge",
   method: "post",
   path: "/payments/card/charge",
   tags,

@@ -5,9 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { httpUrl } from "../../http/schemas.js";
-import { BillingDetailsSchema, DeviceSchema, MetadataSchema as Metadata, OrderSchema } from "../../http/wire.js";
+import { BillingDetailsSchema, CurrencySchema, DeviceSchema, MetadataSchema as Metadata, OrderSchema } from "../../http/wire.js";
 import { TEST_CARDS } from "../../platform/fixtures.js";
-import { isCurrency } from "../../platform/money.js";
 import type { CardPaymentResponse } from "../payments/payments.wire.js";
 
 export const TokenCardSchema = z
@@ -73,7 +72,7 @@ export const ChargeRequestSchema = z
       .string()
       .regex(/^\d+(\.\d+)?$/)
       .openapi({ description: "Major units, at most the currency's minor digits", example: "20.50" }),
-    currency: z.string().refine(isCurrency).openapi({ description: "ISO 4217", example: "USD" }),
+    currency: CurrencySchema,
     lang: z
       .string()
       .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{1,8})*$/)

@@ -17,10 +17,11 @@
 import { performance } from "node:perf_hooks";
 import { type Db, inTransaction } from "../../db/client.js";
 import type { Merchant } from "../../db/schema/index.js";
+import { type Behaviour, cause, type Seen, UNSEEN } from "../../platform/behaviours.js";
 import type { Clock } from "../../platform/clock.js";
 import { addDuration, parseDuration } from "../../platform/duration.js";
 import { conflict, notFound } from "../../platform/errors.js";
-import type { OutcomeSpec } from "../../platform/fixtures.js";
+import { type OutcomeSpec, TEST_CARDS } from "../../platform/fixtures.js";
 import type { DueWork } from "../../scheduler/due-work.js";
 import type { Outbox } from "../../webhooks/outbox.js";
 import type { CallbackKind } from "../../webhooks/signer.js";
@@ -43,6 +44,34 @@ export const DECLINE = {
 
 /** An unanswered 3DS challenge fails after this long (virtual time). */
 export const CHALLENGE_TIMEOUT_MS = 30 * 60_000;
+
+/** A card that always asks for 3DS (its payment column is CUSTOMER_VERIFICATION). */
+const CHALLENGED = TEST_CARDS.find((c) => c.payment.status === "CUSTOMER_VERIFICATION")?.number;
+
+/**
+ * How a 3DS challenge ended (docs/coverage.md): passed, failed, or not answered in time. Noted where
+ * it ends, as the transaction leaves CUSTOMER_VERIFICATION (its events alone do not say it came from there).
+ */
+export const THREE_DS_ENDS: Readonly<Record<"passed" | "failed" | "timedOut", Behaviour>> = {
+  passed: {
+    id: "card.3ds.passed",
+    area: "card",
+    title: "3DS challenge passed",
+    cause: cause({ act: "pay", card: CHALLENGED }, { act: "3ds", outcome: "success" }),
+  },
+  failed: {
+    id: "card.3ds.failed",
+    area: "card",
+    title: `3DS challenge failed (declineCode ${DECLINE.THREE_DS_AUTHENTICATION})`,
+    cause: cause({ act: "pay", card: CHALLENGED }, { act: "3ds", outcome: "failure" }),
+  },
+  timedOut: {
+    id: "card.3ds.timed-out",
+    area: "card",
+    title: `3DS challenge not answered in 30 minutes (declineCode ${DECLINE.FORM_TIMEOUT})`,
+    cause: cause({ act: "pay", card: CHALLENGED }, { act: "advance", by: "PT30M" }),
+  },
+};
 
 /** How long a refund or payout stays PENDING before it settles by itself (docs/lifecycles.md). */
 export const SETTLE_AFTER = "PT1M";
@@ -78,6 +107,8 @@ export interface LifecycleDeps {
   clock: Clock;
   outbox: Outbox;
   merchantOf: (merchantKey: string) => Merchant | undefined;
+  /** Notes how a 3DS challenge ended, for the coverage report (docs/coverage.md). */
+  seen?: Seen;
 }
 
 const NO_DUE: DueSet = { dueAt: null, dueStatus: null, dueDeclineCode: null };
@@ -186,6 +217,10 @@ export class TransactionLifecycle implements DueWork {
    */
   settle(row: TransactionRow, status: FinalStatus, declineCode: number | null, via: TransactionVia): TransactionRow {
     const updated = this.transition(row, status, declineCode, via);
+    if (row.status === "CUSTOMER_VERIFICATION") {
+      const end = status === "SUCCEED" ? "passed" : via === "deadline" ? "timedOut" : "failed";
+      (this.deps.seen ?? UNSEEN)(THREE_DS_ENDS[end].id, { transactionId: row.id, at: updated.updatedAt });
+    }
     for (const l of this.listeners) l(updated);
     return updated;
   }
@@ -222,7 +257,7 @@ export class TransactionLifecycle implements DueWork {
       const code = input.status === "FAILED" ? (input.declineCode ?? DECLINE.REJECTED_BY_ISSUER) : null;
       return this.settle(current, input.status, code, "complete call");
     });
-    return { transactionId: row.id, transactionStatus: row.status, declineCode: row.declineCode };
+    return { transactionId: row.id, transactionStatus: input.status, declineCode: row.declineCode };
   }
 
   /** DueWork: the earliest deadline of a waiting transaction. */

@@ -5,22 +5,20 @@
  */
 import { z } from "@hono/zod-openapi";
 import { DeclineCodeSchema, oneOf } from "../../http/wire.js";
-import { DECLINE_CODES } from "../../platform/fixtures.js";
 
 export const CompleteRequestSchema = z
   .strictObject({
     status: oneOf(["SUCCEED", "FAILED"]),
-    declineCode: z
-      .number()
-      .int()
-      .refine((c) => DECLINE_CODES.some((d) => d.code === c))
-      .optional()
-      .openapi({ description: "With FAILED (fixtures/decline-codes.json); default 2" }),
+    declineCode: DeclineCodeSchema.optional().openapi({ description: "With FAILED (fixtures/decline-codes.json); default 2" }),
   })
   .openapi("CompleteTransactionRequest");
 
 export const CompleteResponseSchema = z
-  .object({ transactionId: z.string(), transactionStatus: z.string(), declineCode: DeclineCodeSchema.nullable() })
+  .object({
+    transactionId: z.string(),
+    transactionStatus: z.enum(["SUCCEED", "FAILED"]),
+    declineCode: DeclineCodeSchema.nullable(),
+  })
   .openapi("CompleteTransactionResponse");
 
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;

@@ -12,7 +12,9 @@ import type { TransactionKind } from "./kinds.js";
 /** The pseudo-status before a transaction exists (Mermaid's `[*]`). */
 export const START = "[*]";
 
-export type TransactionStatus = "PENDING" | "PROCESSING" | "CUSTOMER_VERIFICATION" | "SUCCEED" | "FAILED" | "REFUNDED";
+/** Every status a transaction can be in, in the order the document lists them. */
+export const TRANSACTION_STATUSES = ["PENDING", "PROCESSING", "CUSTOMER_VERIFICATION", "SUCCEED", "FAILED", "REFUNDED"] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 
 /** What makes a move. */
 export type TransactionVia =
@@ -119,4 +121,35 @@ export function assertMove(kind: string, from: string, to: string, via: Transact
   if (!isAllowedMove(kind, from, to, via)) {
     throw new Error(`illegal status move of a ${kind}: ${from} → ${to} by ${via} (src/modules/transactions/transitions.ts)`);
   }
+}
+
+type Statuses = [TransactionStatus, ...TransactionStatus[]];
+
+/** The statuses moves of `kinds` lead to (all of them, or only the create call's answers), in TRANSACTION_STATUSES order. */
+function reached(kinds: readonly TransactionKind[], first: boolean): Statuses {
+  const to = new Set(kinds.flatMap((k) => TRANSACTION_MOVES[k].filter((m) => !first || m.from === START).map((m) => m.to)));
+  return TRANSACTION_STATUSES.filter((s) => to.has(s)) as Statuses;
+}
+
+/** Every status a transaction of these kinds can be in: the `transactionStatus` enum of its reads and callbacks. */
+export const statusesOf = (...kinds: TransactionKind[]): Statuses => reached(kinds, false);
+
+/** The statuses a create call of this kind answers with: the enum of its create response. */
+export const createStatusesOf = (...kinds: TransactionKind[]): Statuses => reached(kinds, true);
+
+const KNOWN = new Set<string>(TRANSACTION_STATUSES);
+
+/**
+ * A stored status as the type it is: the lifecycle writes only statuses of the table (assertMove),
+ * so anything else is a broken database, an internal error.
+ */
+export function asStatus(status: string): TransactionStatus {
+  if (!KNOWN.has(status)) throw new Error(`unknown transaction status in the database: ${status}`);
+  return status as TransactionStatus;
+}
+
+/** A final status (a settled charge's): SUCCEED or FAILED, anything else an internal error. */
+export function asFinal(status: string): "SUCCEED" | "FAILED" {
+  if (status !== "SUCCEED" && status !== "FAILED") throw new Error(`expected a final status, got ${status}`);
+  return status;
 }

@@ -5,6 +5,7 @@ import { MerchantSessionByAccountRequestSchema, MerchantSessionRequestSchema, Me
 const tags = ["Wallet sessions"];
 
 export const merchantSessionRoute = createRoute({
+  operationId: "createWalletSession",
   method: "post",
   path: "/wallet-pay/merchant-session",
   tags,
@@ -14,6 +15,7 @@ export const merchantSessionRoute = createRoute({
 });
 
 export const merchantSessionByAccountRoute = createRoute({
+  operationId: "createWalletSessionByAccount",
   method: "post",
   path: "/wallet-pay/merchant-session-by-account",
   tags,

@@ -9,6 +9,7 @@
  *   not a wallet provider's.
  */
 import { randomBytes } from "node:crypto";
+import { ORIGIN_REASON } from "../../http/errors.js";
 import type { Clock } from "../../platform/clock.js";
 import { hmacBase64, sha256Hex } from "../../platform/crypto.js";
 import { invalidField } from "../../platform/errors.js";
@@ -67,7 +68,11 @@ export class WalletService {
   /** The origin's host when it is one of the merchant's walletDomains, else 400 `Invalid field: origin`. */
   private checkOrigin(merchant: Merchant, origin: string): string {
     const host = hostOf(origin);
-    if (!host || !merchant.walletDomains.some((d) => d.toLowerCase() === host)) throw invalidField("origin");
+    if (!host) throw invalidField("origin", ORIGIN_REASON);
+    if (!merchant.walletDomains.some((d) => d.toLowerCase() === host)) {
+      const domains = merchant.walletDomains.join(", ") || "none";
+      throw invalidField("origin", `its host ${host} is not one of the merchant's walletDomains (${domains})`);
+    }
     return host;
   }
 }

@@ -1,0 +1,9 @@
+/** `GET /_sandbox/coverage` (docs/coverage.md, docs/control-plane.md): the sandbox's coverage report. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../http/env.js";
+import { coverageRoute } from "./coverage.routes.js";
+import type { CoverageService } from "./coverage.service.js";
+
+export function registerCoverage(app: OpenAPIHono<AppEnv>, ctx: { coverage: CoverageService }) {
+  app.openapi(coverageRoute, (c) => c.json(ctx.coverage.report(), 200));
+}
