@@ -5,6 +5,7 @@ import { CoverageReportSchema } from "./coverage.wire.js";
 export const coverageRoute = createRoute({
   method: "get",
   path: "/_sandbox/coverage",
+  operationId: "getCoverage",
   tags: ["Sandbox control plane"],
   security: ADMIN_SECURITY,
   summary: "Which payment behaviours happened in this sandbox since its last reset, and which never did",

@@ -652,6 +652,9 @@ export async function runFlow(
   check((recording.steps ?? []).length > 10, "the recording's steps");
   const snapshot = ok(await sdk.getSnapshot({ ...c, parseAs: "blob" }));
   check(snapshot.size > 1000, "a snapshot file");
+  const coverage = ok(await sdk.getCoverage(c));
+  const seen = coverage.behaviours.find((b) => b.id === "card.payment.failed.decline-5");
+  check(seen !== undefined && seen.count > 0 && coverage.seen <= coverage.total, "the declined payment is covered");
   const reset = ok(await sdk.resetSandbox({ ...c, body: {} }));
   check(reset.status === "reset", "reset");
   fails(await sdk.resetSandbox({ ...c, body: { startTime: "yesterday" } }), 400);
