@@ -121,7 +121,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       },
       webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
       snapshot: () => fetchSnapshot(url),
-      coverage: async () => ctx.coverage.report(),
+      coverage: async () => {
+        // as GET /_sandbox/coverage: a webhook its receiver just answered counts (docs/webhooks.md#journal-and-replay)
+        await ctx.webhooks.settled();
+        return ctx.coverage.report();
+      },
       async reset(opts = {}) {
         const at = opts.startTime === undefined ? undefined : instant(opts.startTime, "startTime");
         await ctx.control.reset(at === undefined ? {} : { startTime: at });
