@@ -121,8 +121,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       },
       webhooks: { url: hooksUrl, received: hooks.received, waitFor: hooks.waitFor },
       snapshot: () => fetchSnapshot(url),
+      // after the journal's read barrier, as GET /_sandbox/coverage (docs/webhooks.md)
       coverage: async () => {
-        // as GET /_sandbox/coverage: a webhook its receiver just answered counts (docs/webhooks.md#journal-and-replay)
         await ctx.webhooks.settled();
         return ctx.coverage.report();
       },

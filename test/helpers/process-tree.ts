@@ -36,7 +36,10 @@ export function alive(pids: number[]): number[] {
   return pids.filter((p) => {
     try {
       const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") return false;
+      // a process whose memory is already released (an empty command line; none of ours is a kernel
+      // thread) is in its last step of exiting: on a loaded machine the pipes close just before it
+      return readFileSync(`/proc/${p}/cmdline`, "utf8") !== "";
     } catch {
       return false;
     }

@@ -80,19 +80,24 @@ export const CardStatusSchema = z
 
 export type CardStatusResponse = z.infer<typeof CardStatusSchema>;
 
-/** The fields every card callback starts with: card payments' and card payouts' (docs/webhooks.md); each adds its transactionStatus enum. */
-export const CARD_CALLBACK_HEAD = {
-  transactionId: z.string(),
-  requestId: z.string().nullable(),
-  mid: z.string(),
-  declineCode: DeclineCodeSchema.nullable(),
-  cardMask: z.string(),
-  cardHolder: z.string().nullable(),
-};
+/**
+ * The fields every card callback starts with, in their wire order: card payments' and card payouts'
+ * (docs/webhooks.md), each with the transactionStatus enum of its kinds.
+ */
+export function cardCallbackHead<S extends z.ZodTypeAny>(transactionStatus: S) {
+  return {
+    transactionId: z.string(),
+    requestId: z.string().nullable(),
+    mid: z.string(),
+    transactionStatus,
+    declineCode: DeclineCodeSchema.nullable(),
+    cardMask: z.string(),
+    cardHolder: z.string().nullable(),
+  };
+}
 
 const CARD_CALLBACK = {
-  ...CARD_CALLBACK_HEAD,
-  transactionStatus: CardStatusEnum,
+  ...cardCallbackHead(CardStatusEnum),
   orderCurrency: CurrencySchema,
   processedCurrency: CurrencySchema,
   orderAmount: z.number(),

@@ -11,7 +11,7 @@ import { asStatus } from "../transactions/transitions.js";
 import { cardMask } from "./card.js";
 import type { CardCallback, CardPaymentResponse } from "./payments.wire.js";
 
-/** The fields every card callback starts with (payments.wire.ts CARD_CALLBACK_HEAD): card payments' (written out in presentCallback) and card payouts'. */
+/** The fields every card callback starts with (payments.wire.ts cardCallbackHead): card payments' (written out in presentCallback) and card payouts'. */
 export function presentCardHead(row: TransactionRow, merchant: Pick<Merchant, "mid">) {
   return {
     transactionId: row.id,

@@ -16,7 +16,7 @@ import {
   RequestIdSchema,
   text,
 } from "../../http/wire.js";
-import { CARD_CALLBACK_HEAD } from "../payments/payments.wire.js";
+import { cardCallbackHead } from "../payments/payments.wire.js";
 import { statusesOf } from "../transactions/transitions.js";
 
 const PayoutStatusEnum = z.enum(statusesOf("card_payout"));
@@ -78,8 +78,7 @@ export const PayoutStatusSchema = z
 
 export const PayoutInfoSchema = z
   .object({
-    ...CARD_CALLBACK_HEAD,
-    transactionStatus: PayoutStatusEnum,
+    ...cardCallbackHead(PayoutStatusEnum),
     totalAmount: z.number(),
     callbackUrl: z.string().nullable(),
     createdAt: instant(),
