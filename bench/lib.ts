@@ -322,6 +322,16 @@ export interface LoadResult {
   loader: Loader;
 }
 
+/** VmRSS of a process in MB (Linux /proc); NaN once it is gone. */
+export function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) / 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** CPU time (user + system) of a process so far in ms, from /proc (Linux); undefined elsewhere. */
 export function processCpuMs(pid: number): number | undefined {
   try {
@@ -1026,25 +1036,51 @@ export interface ProbeResult {
  * quote the ratio (latency targets as a ratio to a floor measured in the same run).
  */
 export function healthProbe(url: string, gapMs = 5): { end(): Promise<ProbeResult> } {
+  return requestProbe(`${url}/_sandbox/health`, { gapMs });
+}
+
+/**
+ * The same probe for any request: `bodyFor(i)` makes the i-th body (a POST), e.g. a card payment
+ * with a fresh requestId in a sandbox while others are busy. An answer that is not 2xx counts in
+ * `failed` and not in the times.
+ */
+export function requestProbe(
+  url: string,
+  opts: { gapMs?: number; headers?: Record<string, string>; bodyFor?: (i: number) => string } = {},
+): { end(): Promise<ProbeResult & { failed: number }> } {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
+  let failed = 0;
   let stop = false;
+  let i = 0;
   const once = () =>
     new Promise<void>((resolve) => {
+      const body = opts.bodyFor?.(i++);
+      const headers: Record<string, string | number> = { ...opts.headers };
+      if (body !== undefined) {
+        headers["content-type"] = "application/json";
+        headers["content-length"] = Buffer.byteLength(body);
+      }
       const t0 = performance.now();
-      const req = httpGet(`${url}/_sandbox/health`, { agent }, (res) => {
+      const req = httpRequest(url, { method: body === undefined ? "GET" : "POST", agent, headers }, (res) => {
         res.resume();
         res.on("end", () => {
-          times.push(performance.now() - t0);
+          const status = res.statusCode ?? 0;
+          if (status >= 200 && status < 300) times.push(performance.now() - t0);
+          else failed++;
           resolve();
         });
       });
-      req.on("error", () => resolve());
+      req.on("error", () => {
+        failed++;
+        resolve();
+      });
+      req.end(body);
     });
   const loop = (async () => {
     while (!stop) {
       await once();
-      await delay(gapMs);
+      await delay(opts.gapMs ?? 5);
     }
   })();
   return {
@@ -1054,7 +1090,7 @@ export function healthProbe(url: string, gapMs = 5): { end(): Promise<ProbeResul
       agent.destroy();
       const s = [...times].sort((a, b) => a - b);
       const pct = (p: number) => Number((s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0).toFixed(2));
-      return { probes: s.length, p50: pct(50), p99: pct(99), max: pct(100) };
+      return { probes: s.length, p50: pct(50), p99: pct(99), max: pct(100), failed };
     },
   };
 }

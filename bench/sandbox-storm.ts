@@ -1,64 +1,260 @@
 /**
- * A storm of sandbox creates, and the reopen of closed sandboxes, against the built server on a file
- * database (a temp dir; each sandbox a file in `<db>-sandboxes/`). Each round is a fresh server:
+ * Sandboxes at once (docs/performance.md "Sandboxes at once"): what a test runner does, every worker
+ * asking for its sandbox at the same moment, against the built server. Each figure is printed beside
+ * its at-rest baseline measured on the same server in the same round, and beside its target.
  *
- * 1. the storm: 300 `POST /_sandbox/sandboxes` from 16 clients at once (each its own keep-alive
- *    connection, the next create as soon as its last one answered), while `GET /_sandbox/health`
- *    is probed one at a time on its own connection (5 ms between answers). Before it, 20 creates
- *    one after another, deleted (a started server's first requests compile its hot paths), and a
- *    1 s probe of the idle server (the floor, same run). Targets: health p99 ≤ 50 ms during the
- *    storm; create p99 ≤ 150 ms.
- * 2. the reopen: once the server has closed the sandboxes beyond the 64 it keeps open (its tick,
- *    once a second), the first request (`GET {baseUrl}/_sandbox/clock`) to each of 100 closed ones,
- *    one after another, and a second request to the same one right after (what a request costs
- *    once open). Target: the first request's p50 ≤ 20 ms.
+ * Two worlds are built once in this process (`createApp` on `:memory:`, no network) and saved as
+ * snapshot files: the small one, 2,000 card payments; the large one, 10,000 card payments, 500 card
+ * tokens and 200 monthly subscriptions (their first callbacks pending). A round is one fresh server
+ * (`--db` a temp file, or `:memory:` for the `memory` storage) with both worlds loaded as sandboxes and
+ * a bystander sandbox (where card payments are probed), then, in order:
  *
- * The machine is shared: a round's absolute figures move with whatever else runs, so quote the
- * medians of several rounds, and compare builds in the same session: BENCH_COMPARE=<other
- * dist/main.js> runs rounds of this build (A) and that one (B) alternately, A B B A ..., and prints
- * the medians of each side. BENCH_ROUNDS (default 3 a side), BENCH_MAIN (A: another build),
- * BENCH_NODE_ARGS (the servers' node flags, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ * 1. at rest: `GET /_sandbox/health` and a card payment in the bystander, each probed one at a time
+ *    (5 ms between answers) for 1.5 s; 10 creates and 10 forks of the small world one after another
+ *    (each deleted after): the baselines;
+ * 2. the fork storm: 100 forks of the small world from 16 clients, both probes running. Targets: fork
+ *    p50 ≤ 100 ms, p99 ≤ 250 ms; health and the bystander's payment p99 ≤ 50 ms;
+ * 3. memory: the server's RSS before the fork storm, once the 100 forks are idle and closed (the
+ *    server closes a sandbox 30 s after its last request: the bench waits 33 s, BENCH_IDLE=0 skips
+ *    it), and after all 100 are deleted. Targets: an idle fork ≤ 1 MB; RSS after the deletes within
+ *    50 MB of before;
+ * 4. the create storm: 300 `POST /_sandbox/sandboxes` from 16 clients (each its own keep-alive
+ *    connection) while both probes run. Targets: create p99 ≤ 150 ms, health p99 ≤ 50 ms. Then the
+ *    reopen: once the server has closed those beyond the 64 it keeps open (its tick), the first
+ *    request (`GET {baseUrl}/_sandbox/clock`) to 100 closed ones, one after another, beside the
+ *    second request to each. Target: the first's p50 ≤ 20 ms;
+ * 5. one fork at a time of the large world (30, after 3 discarded, each deleted). Targets p50 ≤ 20 ms,
+ *    p99 ≤ 60 ms; a load of its snapshot file (10, after 2 discarded). Target p50 ≤ 50 ms;
+ * 6. a suite of 32 test files, 4 at once (BENCH_SUITE_PARALLEL), each getting a prepared world,
+ *    running one test in it and deleting it (the fixture pattern of docs/snapshots.md): `build`
+ *    (each file builds its world with 31 API calls and an advance, the baseline), `snapshot` (each
+ *    starts from the world's file) and `from` (each forks the world). Target: `from` at least 2×
+ *    faster than the build before this work (0.78 s quiet).
+ *
+ * BENCH_STORAGE=file,memory (default both): `file` is a server on a database file, whose sandboxes
+ * are files; `memory` a server on `:memory:`, whose sandboxes are all in memory (what
+ * `"storage": "memory"` asks of a file server: docs/parallel-suites.md). The machine is shared: compare
+ * builds in the same session. BENCH_COMPARE=<other dist/main.js> runs rounds of this build (A) and
+ * that one (B) alternately, A B B A ..., and prints both sides' medians; BENCH_ROUNDS (default 1 a
+ * side), BENCH_MAIN (A: another build), BENCH_NODE_ARGS (the servers' node flags, e.g. `--cpu-prof
+ * --cpu-prof-dir=/tmp/prof`), BENCH_WORLD_DIR (keep the worlds' files there for the next run). The
+ * load average is printed with each round.
  *
  *   npm run bench -- sandbox-storm
- *   git worktree add /tmp/parent HEAD~1 && (cd /tmp/parent && npm ci && node scripts/build.mjs)
- *   BENCH_COMPARE=/tmp/parent/dist/main.js BENCH_ROUNDS=4 npx tsx bench/sandbox-storm.ts
+ *   BENCH_COMPARE=/tmp/base/dist/main.js BENCH_ROUNDS=3 npx tsx bench/sandbox-storm.ts
  *
- * JSON lines: {"bench":"sandbox-storm-health",...}, {"bench":"sandbox-storm-create",...},
- * {"bench":"sandbox-reopen",...} (this build's medians), and with BENCH_COMPARE the same names
- * ending in `-b` for the other build. Exit code 1 only for wrong answers (a create or a request that
- * was not 2xx); a missed target is printed as MISSED.
+ * JSON lines {"bench":"storm-<figure>[-memory][-b]",...}: this build's medians, `-b` the other's.
+ * Exit code 1 only for wrong answers (a call that was not 2xx); a missed target is printed as MISSED.
  */
-import { readdirSync, readlinkSync } from "node:fs";
-import { Agent } from "node:http";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { Agent, request as httpRequest } from "node:http";
+import { loadavg } from "node:os";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { timedCall as call, emit, healthProbe, median, percentile, processCpuMs, type Running, startSandbox } from "./lib.js";
+import { createApp } from "../src/app.js";
+import { defaultConfig } from "../src/config.js";
+import { createContext } from "../src/context.js";
+import { ManualClock } from "../src/platform/clock.js";
+import {
+  type Answer,
+  BENCH_BILLING,
+  timedCall as call,
+  emit,
+  healthProbe,
+  median,
+  merchantToken,
+  paymentBody,
+  percentile,
+  printTable,
+  processCpuMs,
+  type Row,
+  type Running,
+  requestProbe,
+  rssMb,
+  startSandbox,
+} from "./lib.js";
 
-const CREATES = 300;
 const CLIENTS = 16;
-const WARMUP = 20;
+const CREATES = 300;
+const FORKS = 100;
+const SINGLE = 30;
+const LOADS = 10;
 const REOPENS = 100;
-/** Sandboxes the server keeps open (src/sandboxes/registry.ts maxOpen). */
-const MAX_OPEN = 64;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const REST_MS = 1_500;
+const SNAPSHOT = "application/vnd.paysandbox.snapshot";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const MAIN_A = process.env.BENCH_MAIN;
 const MAIN_B = process.env.BENCH_COMPARE;
-/** Node flags for the servers, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (a profile per server). */
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
+const STORAGES = (process.env.BENCH_STORAGE ?? "file,memory").split(",") as Array<"file" | "memory">;
+const IDLE = process.env.BENCH_IDLE !== "0";
+/** The server closes a sandbox this long after its last request (src/sandboxes/), plus two ticks. */
+const IDLE_WAIT_MS = 33_000;
 
-let broken = false;
-const mark = (ok: boolean) => (ok ? "met" : "MISSED");
+let wrong = 0;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
-async function create(agent: Agent, url: string, name: string): Promise<{ id: string; ms: number }> {
-  const a = await call(agent, "POST", `${url}/_sandbox/sandboxes`, { name });
-  if (a.status !== 201) {
-    broken = true;
-    throw new Error(`POST /_sandbox/sandboxes answered ${a.status}: ${a.body.slice(0, 300)}`);
+function expect(what: string, a: Answer, status = 201): Answer {
+  if (a.status !== status) {
+    wrong++;
+    throw new Error(`${what}: ${a.status} ${a.body.slice(0, 300)}`);
   }
-  return { id: (JSON.parse(a.body) as { id: string }).id, ms: a.ms };
+  return a;
 }
 
-/** The ids of the sandboxes whose database file the server holds open now (its fds, main files only). */
+// ---------------------------------------------------------------------------------------------
+// The worlds
+
+interface WorldSize {
+  name: string;
+  payments: number;
+  tokens: number;
+  subscriptions: number;
+}
+const SMALL: WorldSize = { name: "small", payments: 2_000, tokens: 0, subscriptions: 0 };
+const LARGE: WorldSize = { name: "large", payments: 10_000, tokens: 500, subscriptions: 200 };
+
+/** A world built in this process, as its snapshot file. */
+async function buildWorld(size: WorldSize): Promise<Buffer> {
+  const t0 = performance.now();
+  const ctx = createContext({
+    config: defaultConfig({ publicUrl: "http://bench.test" }),
+    clock: new ManualClock(Date.UTC(2026, 0, 15, 12)),
+  });
+  const app = createApp(ctx);
+  const send = async (method: string, path: string, body?: string, auth?: string) => {
+    const res = await app.fetch(
+      new Request(`http://bench.test${path}`, {
+        method,
+        headers: { "content-type": "application/json", ...(auth ? { authorization: auth } : {}) },
+        ...(body === undefined ? {} : { body }),
+      }),
+    );
+    if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res;
+  };
+  const login = JSON.stringify({ merchantKey: "sandbox_merchant_key", merchantSecret: "sandbox_merchant_secret" });
+  const auth = ((await (await send("POST", "/api/v1/auth", login)).json()) as { token: string }).token;
+  for (let i = 0; i < size.payments; i++) await send("POST", "/api/v1/payments/card", paymentBody(`world-pay-${i}`), auth);
+  const tokens: string[] = [];
+  for (let i = 0; i < size.tokens; i++) {
+    const body = JSON.stringify({
+      requestId: `world-tok-${i}`,
+      merchantId: 1001,
+      card: { number: "4111111111111111", expMonth: "12", expYear: "2099", cvv: "737" },
+      billingDetails: BENCH_BILLING,
+    });
+    tokens.push(((await (await send("POST", "/api/v1/payments/card/tokenize", body, auth)).json()) as { token: string }).token);
+  }
+  for (let i = 0; i < size.subscriptions; i++) {
+    const body = JSON.stringify({
+      requestId: `world-sub-${i}`,
+      mid: "sandbox-mid-001",
+      cardToken: tokens[i % tokens.length],
+      plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: "2026-01-15" },
+      order: { orderId: `world-sub-${i}` },
+      device: { ip: "203.0.113.7", userAgent: "bench" },
+      // nothing listens there: each subscription's first callback is pending in the world (a copy skips it)
+      callbackUrl: "http://127.0.0.1:9/hooks",
+      successRedirectUrl: "https://shop.example/ok",
+      failureRedirectUrl: "https://shop.example/ko",
+    });
+    await send("POST", "/api/v1/payments/card/recurring", body, auth);
+  }
+  const snap = await app.fetch(new Request("http://bench.test/_sandbox/snapshot"));
+  const file = Buffer.from(await snap.arrayBuffer());
+  await ctx.work.idle();
+  await ctx.webhooks.close();
+  ctx.db.$client.close();
+  console.log(
+    `the ${size.name} world built in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${size.payments} payments, ` +
+      `${size.tokens} tokens, ${size.subscriptions} subscriptions; its snapshot ${(file.length / 1024 / 1024).toFixed(1)} MB`,
+  );
+  return file;
+}
+
+/** BENCH_WORLD_DIR: the worlds' files are read from there when they exist, else built and written there. */
+async function world(size: WorldSize): Promise<Buffer> {
+  const dir = process.env.BENCH_WORLD_DIR;
+  const path = dir ? join(dir, `${size.name}.paysandbox`) : undefined;
+  if (path && existsSync(path)) return readFileSync(path);
+  const file = await buildWorld(size);
+  if (dir && path) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path, file);
+  }
+  return file;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Calls
+
+type Figures = Record<string, number>;
+
+/** POST a snapshot file, timed to the last byte of the answer. */
+function postFile(agent: Agent, url: string, file: Buffer): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = httpRequest(
+      url,
+      { method: "POST", agent, headers: { "content-type": SNAPSHOT, "content-length": file.length } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), ms: performance.now() - t0 }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end(file);
+  });
+}
+
+const idOf = (a: Answer) => (JSON.parse(a.body) as { id: string }).id;
+
+/** `n` calls from CLIENTS clients at once, each on its own keep-alive connection; each call's ms, and the ids. */
+async function storm(n: number, one: (agent: Agent, i: number) => Promise<Answer>): Promise<{ ms: number[]; ids: string[] }> {
+  const ms: number[] = [];
+  const ids: string[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        while (next < n) {
+          const i = next++;
+          const a = await one(agent, i);
+          ms.push(a.ms);
+          ids.push(idOf(a));
+        }
+      } finally {
+        agent.destroy();
+      }
+    }),
+  );
+  return { ms, ids };
+}
+
+/** Deletes them, CLIENTS at once (`?force=true`: nothing of theirs is waited for). */
+async function deleteAll(url: string, ids: string[]): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        while (next < ids.length) {
+          const id = ids[next++];
+          expect("delete", await call(agent, "DELETE", `${url}/_sandbox/sandboxes/${id}?force=true`), 204);
+        }
+      } finally {
+        agent.destroy();
+      }
+    }),
+  );
+}
+
+/** The ids of the sandboxes whose database file the server holds open now (its fds). */
 function openIds(pid: number): Set<string> {
   const ids = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -72,162 +268,405 @@ function openIds(pid: number): Set<string> {
   return ids;
 }
 
-interface Round {
-  idleP99: number;
-  healthP50: number;
-  healthP99: number;
-  healthMax: number;
-  probes: number;
-  createP50: number;
-  createP99: number;
-  stormMs: number;
-  cpuMsPerCreate: number | undefined;
-  reopenP50: number;
-  reopenP99: number;
-  secondP50: number;
-  cpuMsPerReopen: number | undefined;
+/**
+ * `n` calls (`one`) from CLIENTS clients at once while `GET /_sandbox/health` and a card payment in
+ * the bystander sandbox are each probed one at a time: the calls' ids, and as figures `<tag>P50`,
+ * `<tag>P99`, `<tag>HealthP99`, `<tag>PayP99`, `<tag>WallMs` and `<tag>CpuMs` (server CPU a call).
+ */
+async function probedStorm(
+  server: Running,
+  at: { url: string; bystander: string; token: string },
+  tag: string,
+  n: number,
+  one: (agent: Agent, i: number) => Promise<Answer>,
+): Promise<{ ids: string[]; figures: Figures }> {
+  const health = healthProbe(at.url);
+  const pay = requestProbe(`${at.bystander}/api/v1/payments/card`, {
+    headers: { authorization: at.token },
+    bodyFor: (i) => paymentBody(`${tag}-${Date.now()}-${i}`),
+  });
+  const cpu0 = processCpuMs(server.pid) ?? 0;
+  const t0 = performance.now();
+  const { ms, ids } = await storm(n, one);
+  const wall = performance.now() - t0;
+  const cpu = (processCpuMs(server.pid) ?? 0) - cpu0;
+  const [h, p] = await Promise.all([health.end(), pay.end()]);
+  if (p.failed > 0) {
+    wrong++;
+    console.error(`${p.failed} card payments in the bystander failed (${tag})`);
+  }
+  return {
+    ids,
+    figures: {
+      [`${tag}P50`]: r2(percentile(ms, 50)),
+      [`${tag}P99`]: r2(percentile(ms, 99)),
+      [`${tag}HealthP99`]: h.p99,
+      [`${tag}PayP99`]: p.p99,
+      [`${tag}WallMs`]: Math.round(wall),
+      [`${tag}CpuMs`]: r2(cpu / n),
+    },
+  };
 }
 
-async function round(main: string | undefined): Promise<Round> {
-  const server: Running = await startSandbox({ ...(main ? { main } : {}), nodeArgs: NODE_ARGS });
-  const agents = Array.from({ length: CLIENTS }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
-  const first = agents[0] as Agent;
-  try {
-    const warm: string[] = [];
-    for (let i = 0; i < WARMUP; i++) warm.push((await create(first, server.url, `warm-${i}`)).id);
-    for (const id of warm) await call(first, "DELETE", `${server.url}/_sandbox/sandboxes/${id}`);
-    const idle = healthProbe(server.url);
-    await delay(1000);
-    const idleP99 = (await idle.end()).p99;
+/** Both probes on an idle server for REST_MS: their p99s. */
+async function atRest(url: string, bystander: string, token: string): Promise<Figures> {
+  const health = healthProbe(url);
+  const pay = requestProbe(`${bystander}/api/v1/payments/card`, {
+    headers: { authorization: token },
+    bodyFor: (i) => paymentBody(`rest-${Date.now()}-${i}`),
+  });
+  await delay(REST_MS);
+  const [h, p] = await Promise.all([health.end(), pay.end()]);
+  return { restHealthP99: h.p99, restPayP99: p.p99 };
+}
 
-    // 1. the storm
-    const probe = healthProbe(server.url);
-    const ids: string[] = [];
-    const createMs: number[] = [];
-    let next = 0;
-    const cpu0 = processCpuMs(server.pid);
-    const t0 = performance.now();
-    await Promise.all(
-      agents.map(async (agent) => {
-        while (next < CREATES) {
-          const i = next++;
-          const c = await create(agent, server.url, `storm-${i}`);
-          ids[i] = c.id;
-          createMs.push(c.ms);
-        }
-      }),
+// ---------------------------------------------------------------------------------------------
+// The suite (6.)
+
+const SUITE_FILES = 32;
+const SUITE_PARALLEL = Number(process.env.BENCH_SUITE_PARALLEL ?? 4);
+const SUITE_START = "2026-01-15T12:00:00Z";
+type SuiteWay = "build" | "snapshot" | "from";
+
+async function suiteCall<T = Record<string, unknown>>(
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<T> {
+  const binary = body instanceof Uint8Array;
+  const res = await fetch(url, {
+    method,
+    headers: { ...(body === undefined ? {} : { "content-type": binary ? SNAPSHOT : "application/json" }), ...headers },
+    ...(body === undefined
+      ? {}
+      : { body: binary ? new Uint8Array(body) : typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  if (!res.ok) {
+    wrong++;
+    throw new Error(`${method} ${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  }
+  return (res.status === 204 ? {} : await res.json()) as T;
+}
+
+/**
+ * The suite's world in the sandbox at `base`: 20 card payments, 5 saved cards, 3 monthly
+ * subscriptions on them, the clock advanced P2M (two charges in each), a refund of 5.00 pending (31
+ * API calls and an advance). Answers the second payment's id, which a test refunds.
+ */
+async function suiteWorld(base: string): Promise<string> {
+  const auth = { authorization: await merchantToken(base) };
+  const paid: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await suiteCall<{ transactionId: string }>("POST", `${base}/api/v1/payments/card`, paymentBody(`pay-${i}`), auth);
+    paid.push(r.transactionId);
+  }
+  for (let i = 0; i < 5; i++) {
+    const { token } = await suiteCall<{ token: string }>(
+      "POST",
+      `${base}/api/v1/payments/card/tokenize`,
+      {
+        requestId: `tok-${i}`,
+        merchantId: 1001,
+        card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "123" },
+        billingDetails: BENCH_BILLING,
+      },
+      auth,
     );
-    const stormMs = performance.now() - t0;
-    const cpu1 = processCpuMs(server.pid);
-    const health = await probe.end();
+    if (i >= 3) continue;
+    await suiteCall(
+      "POST",
+      `${base}/api/v1/payments/card/recurring`,
+      {
+        requestId: `sub-${i}`,
+        mid: "sandbox-mid-001",
+        cardToken: token,
+        plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: SUITE_START.slice(0, 10) },
+        order: { orderId: `plan-${i}` },
+        device: { ip: "203.0.113.7", userAgent: "bench" },
+        // nothing listens there: its deliveries fail at once and wait for their retries (a copy skips them)
+        callbackUrl: "http://127.0.0.1:9/hooks",
+        successRedirectUrl: "https://shop.example/ok",
+        failureRedirectUrl: "https://shop.example/ko",
+      },
+      auth,
+    );
+  }
+  await suiteCall("POST", `${base}/_sandbox/clock/advance`, { by: "P2M" });
+  // a token lives 30 virtual days: a new one after the advance
+  auth.authorization = await merchantToken(base);
+  await suiteCall(
+    "POST",
+    `${base}/v1/refunds/card`,
+    { requestId: "refund-world", mid: "sandbox-mid-001", transactionId: paid[0], amount: "5.00", reason: "bench" },
+    auth,
+  );
+  return paid[1] as string;
+}
 
-    // 2. the reopen: the oldest are the least recently used, closed first
-    let open = openIds(server.pid);
-    for (let i = 0; i < 100 && open.size > MAX_OPEN; i++) {
-      await delay(200);
-      open = openIds(server.pid);
+/** A test file's test: the full refund of the world's second payment, then its status. */
+async function suiteTest(base: string, orderId: string): Promise<void> {
+  const auth = { authorization: await merchantToken(base) };
+  const refund = await suiteCall<{ transactionStatus: string }>(
+    "POST",
+    `${base}/v1/refunds/card`,
+    { requestId: crypto.randomUUID(), mid: "sandbox-mid-001", transactionId: orderId, amount: "20.50", reason: "bench" },
+    auth,
+  );
+  if (refund.transactionStatus !== "PENDING") throw new Error(`refund is ${refund.transactionStatus}`);
+  await suiteCall("GET", `${base}/api/v1/payments/card/status/${orderId}`, undefined, auth);
+}
+
+/** How a test file gets its sandbox with the world: the way's set-up, then `create` per file. */
+async function suitePrepare(url: string, way: SuiteWay): Promise<(name: string) => Promise<{ id: string; orderId: string }>> {
+  const sandboxes = `${url}/_sandbox/sandboxes`;
+  const baseOf = (id: string) => `${url}/sandboxes/${id}`;
+  if (way === "build") {
+    return async (name) => {
+      const { id } = await suiteCall<{ id: string }>("POST", sandboxes, { name, startTime: SUITE_START });
+      return { id, orderId: await suiteWorld(baseOf(id)) };
+    };
+  }
+  const world = await suiteCall<{ id: string }>("POST", sandboxes, { name: "world", startTime: SUITE_START });
+  const orderId = await suiteWorld(baseOf(world.id));
+  if (way === "from") {
+    return async (name) => ({ id: (await suiteCall<{ id: string }>("POST", sandboxes, { from: world.id, name })).id, orderId });
+  }
+  const res = await fetch(`${baseOf(world.id)}/_sandbox/snapshot`);
+  const file = new Uint8Array(await res.arrayBuffer());
+  await suiteCall("DELETE", `${sandboxes}/${world.id}`);
+  return async (name) => ({
+    id: (await suiteCall<{ id: string }>("POST", `${sandboxes}?name=${encodeURIComponent(name)}`, file)).id,
+    orderId,
+  });
+}
+
+/** The suite run one way: its wall time, the world's set-up included. */
+async function suite(url: string, way: SuiteWay): Promise<number> {
+  const t0 = performance.now();
+  const create = await suitePrepare(url, way);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SUITE_PARALLEL }, async () => {
+      while (next < SUITE_FILES) {
+        const i = next++;
+        const { id, orderId } = await create(`${way}-${i}`);
+        await suiteTest(`${url}/sandboxes/${id}`, orderId);
+        await suiteCall("DELETE", `${url}/_sandbox/sandboxes/${id}`);
+      }
+    }),
+  );
+  return performance.now() - t0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A round
+
+async function round(main: string | undefined, storage: "file" | "memory", small: Buffer, large: Buffer): Promise<Figures> {
+  const load0 = loadavg()[0] ?? 0;
+  const server: Running = await startSandbox({
+    ...(main ? { main } : {}),
+    ...(storage === "memory" ? { dbPath: ":memory:" } : {}),
+    nodeArgs: NODE_ARGS,
+  });
+  const url = server.url;
+  const sandboxes = `${url}/_sandbox/sandboxes`;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const f: Figures = {};
+  try {
+    const smallId = idOf(expect("load the small world", await postFile(agent, `${sandboxes}?name=small&ttl=P1D`, small)));
+    const largeId = idOf(expect("load the large world", await postFile(agent, `${sandboxes}?name=large&ttl=P1D`, large)));
+    const bystanderId = idOf(expect("bystander", await call(agent, "POST", sandboxes, { name: "bystander", ttl: "P1D" })));
+    const bystander = `${url}/sandboxes/${bystanderId}`;
+    const token = await merchantToken(bystander);
+    const fork = (a: Agent, from: string) => call(a, "POST", sandboxes, { from, ttl: "PT10M" });
+
+    // warm-up: the server's JIT on each path
+    const warm: string[] = [];
+    for (let i = 0; i < 10; i++) warm.push(idOf(expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }))));
+    for (let i = 0; i < 5; i++) warm.push(idOf(expect("fork", await fork(agent, smallId))));
+    for (let i = 0; i < 20; i++)
+      expect(
+        "pay",
+        await call(agent, "POST", `${bystander}/api/v1/payments/card`, paymentBody(`w-${i}`), { authorization: token }),
+        200,
+      );
+    await deleteAll(url, warm);
+
+    // 1. at rest
+    await delay(1_200);
+    Object.assign(f, await atRest(url, bystander, token));
+    const one: { create: number[]; fork: number[] } = { create: [], fork: [] };
+    const singles: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const c = expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }));
+      one.create.push(c.ms);
+      const k = expect("fork", await fork(agent, smallId));
+      one.fork.push(k.ms);
+      singles.push(idOf(c), idOf(k));
     }
-    const closed = ids.filter((id) => !open.has(id)).slice(0, REOPENS);
-    if (closed.length < REOPENS) throw new Error(`only ${closed.length} sandboxes closed (${open.size} open)`);
-    const firstMs: number[] = [];
-    const secondMs: number[] = [];
-    const cpu2 = processCpuMs(server.pid);
+    await deleteAll(url, singles);
+    f.restCreateP50 = r2(percentile(one.create, 50));
+    f.restForkP50 = r2(percentile(one.fork, 50));
+
+    // 2. the fork storm
+    await delay(2_500);
+    f.rssBefore = r2(rssMb(server.pid));
+    const probed = (tag: string, n: number, one: (a: Agent, i: number) => Promise<Answer>) =>
+      probedStorm(server, { url, bystander, token }, tag, n, one);
+    const forks = await probed("fork", FORKS, async (a) => expect("fork", await fork(a, smallId)));
+    Object.assign(f, forks.figures);
+    f.rssForks = r2(rssMb(server.pid));
+
+    // 3. memory: idle forks, then after their deletion
+    if (IDLE) {
+      const until = performance.now() + IDLE_WAIT_MS;
+      while (performance.now() < until) await delay(500);
+      if (storage === "file") {
+        const open = openIds(server.pid);
+        const still = forks.ids.filter((id) => open.has(id)).length;
+        if (still > 0) console.log(`  (${still} forks still open after ${IDLE_WAIT_MS / 1000} s)`);
+      }
+      f.rssIdle = r2(rssMb(server.pid));
+      f.idleForkMb = r2((f.rssIdle - f.rssBefore) / FORKS);
+    }
+    await deleteAll(url, forks.ids);
+    await delay(2_500);
+    f.rssAfter = r2(rssMb(server.pid));
+    f.rssAfterDelta = r2(f.rssAfter - f.rssBefore);
+
+    // 4. the create storm
+    await delay(1_200);
+    const creates = await probed("create", CREATES, async (a, i) =>
+      expect("create", await call(a, "POST", sandboxes, { name: `c-${i}`, ttl: "PT10M" })),
+    );
+    Object.assign(f, creates.figures);
+    // the reopen: the first request to each of 100 the server closed (beyond the 64 it keeps open,
+    // least recently used first, at its next tick), and the second request right after
+    await delay(2_500);
+    const open = storage === "file" ? openIds(server.pid) : new Set<string>();
+    const closed = creates.ids.filter((id) => !open.has(id)).slice(0, REOPENS);
+    const reopen: { first: number[]; second: number[] } = { first: [], second: [] };
     for (const id of closed) {
-      for (const into of [firstMs, secondMs]) {
-        const a = await call(first, "GET", `${server.url}/sandboxes/${id}/_sandbox/clock`);
-        if (a.status !== 200) {
-          broken = true;
-          throw new Error(`GET /sandboxes/${id}/_sandbox/clock answered ${a.status}: ${a.body.slice(0, 300)}`);
-        }
-        into.push(a.ms);
+      for (const into of [reopen.first, reopen.second]) {
+        into.push(expect("reopen", await call(agent, "GET", `${url}/sandboxes/${id}/_sandbox/clock`), 200).ms);
       }
     }
-    const cpu3 = processCpuMs(server.pid);
-    const perOp = (a: number | undefined, b: number | undefined, n: number) =>
-      a !== undefined && b !== undefined ? r2((b - a) / n) : undefined;
-    return {
-      idleP99,
-      healthP50: health.p50,
-      healthP99: health.p99,
-      healthMax: health.max,
-      probes: health.probes,
-      createP50: r2(percentile(createMs, 50)),
-      createP99: r2(percentile(createMs, 99)),
-      stormMs: Math.round(stormMs),
-      cpuMsPerCreate: perOp(cpu0, cpu1, CREATES),
-      reopenP50: r2(percentile(firstMs, 50)),
-      reopenP99: r2(percentile(firstMs, 99)),
-      secondP50: r2(percentile(secondMs, 50)),
-      cpuMsPerReopen: perOp(cpu2, cpu3, REOPENS),
-    };
+    f.reopenP50 = r2(percentile(reopen.first, 50));
+    f.secondP50 = r2(percentile(reopen.second, 50));
+    await deleteAll(url, creates.ids);
+
+    // 5. one fork at a time of the large world, and loads of its file
+    const forkMs: number[] = [];
+    for (let i = 0; i < SINGLE + 3; i++) {
+      const a = expect("fork (large)", await fork(agent, largeId));
+      if (i >= 3) forkMs.push(a.ms);
+      expect("delete", await call(agent, "DELETE", `${sandboxes}/${idOf(a)}?force=true`), 204);
+    }
+    f.largeForkP50 = r2(percentile(forkMs, 50));
+    f.largeForkP99 = r2(percentile(forkMs, 99));
+    const loadMs: number[] = [];
+    for (let i = 0; i < LOADS + 2; i++) {
+      const a = expect("load (large)", await postFile(agent, `${sandboxes}?ttl=PT10M`, large));
+      if (i >= 2) loadMs.push(a.ms);
+      expect("delete", await call(agent, "DELETE", `${sandboxes}/${idOf(a)}?force=true`), 204);
+    }
+    f.largeLoadP50 = r2(percentile(loadMs, 50));
+
+    // 6. the suite, each way
+    for (const way of ["build", "snapshot", "from"] as const) f[`suite_${way}`] = Math.round(await suite(url, way));
+    f.load = r2((load0 + (loadavg()[0] ?? 0)) / 2);
+    return f;
   } catch (err) {
     const out = server.output();
     throw out.includes("[exited:") ? new Error(`${String(err)}; the server is gone:\n${out.slice(-1500)}`) : err;
   } finally {
-    for (const a of agents) a.destroy();
+    agent.destroy();
     await server.stop();
   }
 }
 
-function describe(side: string, rounds: Round[]): void {
-  const m = (f: (r: Round) => number | undefined) => r2(median(rounds.map((r) => f(r) ?? Number.NaN)));
-  const each = (f: (r: Round) => number | undefined) => rounds.map((r) => f(r)).join("/");
-  const suffix = side === "A" ? "" : "-b";
-  const healthPass = m((r) => r.healthP99) <= 50;
-  const createPass = m((r) => r.createP99) <= 150;
-  const reopenPass = m((r) => r.reopenP50) <= 20;
+// ---------------------------------------------------------------------------------------------
+// The report
+
+/** [label, figure, its at-rest baseline (a figure or a text), target (≤ bound, or a text), unit] */
+const LINES: Array<[string, string, string, number | undefined, string]> = [
+  ["100 forks of 2,000 payments, 16 clients: p50", "forkP50", "restForkP50", 100, "ms"],
+  ["100 forks, 16 clients: fork p99", "forkP99", "restForkP50", 250, "ms"],
+  ["  health p99 during them", "forkHealthP99", "restHealthP99", 50, "ms"],
+  ["  card payment in another sandbox p99", "forkPayP99", "restPayP99", 50, "ms"],
+  ["  the 100, wall", "forkWallMs", "", undefined, "ms"],
+  ["  server CPU a fork", "forkCpuMs", "", undefined, "ms"],
+  ["RSS before the 100 forks", "rssBefore", "", undefined, "MB"],
+  ["RSS right after them", "rssForks", "rssBefore", undefined, "MB"],
+  ["an idle fork (RSS once closed ÷ 100)", "idleForkMb", "", 1, "MB"],
+  ["RSS after deleting them, above before", "rssAfterDelta", "", 50, "MB"],
+  ["300 creates, 16 clients: create p50", "createP50", "restCreateP50", undefined, "ms"],
+  ["300 creates, 16 clients: create p99", "createP99", "restCreateP50", 150, "ms"],
+  ["  health p99 during them", "createHealthP99", "restHealthP99", 50, "ms"],
+  ["  card payment in another sandbox p99", "createPayP99", "restPayP99", 50, "ms"],
+  ["  server CPU a create", "createCpuMs", "", undefined, "ms"],
+  ["first request to a closed sandbox: p50", "reopenP50", "secondP50", 20, "ms"],
+  ["a fork of 10,000 payments, one at a time: p50", "largeForkP50", "", 20, "ms"],
+  ["  p99", "largeForkP99", "", 60, "ms"],
+  ["a load of its snapshot: p50", "largeLoadP50", "", 50, "ms"],
+  ["suite, 32 files 4 at once: each builds its world", "suite_build", "", undefined, "ms"],
+  ["  each starts from the snapshot file", "suite_snapshot", "suite_build", undefined, "ms"],
+  ["  each forks the world", "suite_from", "suite_build", 390, "ms"],
+  ["load average over the rounds", "load", "", undefined, ""],
+];
+
+function report(storage: string, sides: Record<"A" | "B", Figures[]>): void {
+  const med = (rounds: Figures[], key: string) => r2(median(rounds.map((r) => r[key] ?? Number.NaN)));
+  const each = (rounds: Figures[], key: string) => rounds.map((r) => r[key]).join("/");
+  const rows: Row[] = [];
+  for (const [label, key, restKey, bound, unit] of LINES) {
+    const a = med(sides.A, key);
+    if (!Number.isFinite(a)) continue;
+    const row: Row = { figure: label, unit, A: a, "A rounds": each(sides.A, key) };
+    if (sides.B.length > 0) {
+      row.B = med(sides.B, key);
+      row["B rounds"] = each(sides.B, key);
+    }
+    row["at rest"] = restKey ? med(sides.A, restKey) : "";
+    row.target = bound === undefined ? "" : `≤ ${bound}`;
+    row.met = bound === undefined ? "" : a <= bound ? "yes" : "MISSED";
+    rows.push(row);
+    const suffix = storage === "file" ? "" : `-${storage}`;
+    emit(`storm-${key}${suffix}`, {
+      value: a,
+      ...(restKey ? { atRest: med(sides.A, restKey) } : {}),
+      ...(bound === undefined ? {} : { target: `<=${bound}`, pass: a <= bound }),
+      ...(sides.B.length > 0 ? { b: med(sides.B, key) } : {}),
+    });
+  }
   console.log(
-    `${side}: ${CREATES} creates from ${CLIENTS} clients, medians of ${rounds.length} rounds: health p99 ${m((r) => r.healthP99)} ms ` +
-      `(${each((r) => r.healthP99)}; p50 ${m((r) => r.healthP50)}, max ${m((r) => r.healthMax)}; idle p99 ${m((r) => r.idleP99)}), ` +
-      `target ≤ 50 ms: ${mark(healthPass)}; create p99 ${m((r) => r.createP99)} ms (${each((r) => r.createP99)}; p50 ${m((r) => r.createP50)}), ` +
-      `target ≤ 150 ms: ${mark(createPass)}; storm ${m((r) => r.stormMs)} ms, ${m((r) => r.cpuMsPerCreate)} ms server CPU a create. ` +
-      `Reopen of ${REOPENS} closed: first request p50 ${m((r) => r.reopenP50)} ms (${each((r) => r.reopenP50)}; p99 ${m((r) => r.reopenP99)}), ` +
-      `target ≤ 20 ms: ${mark(reopenPass)}; the second request p50 ${m((r) => r.secondP50)} ms; ${m((r) => r.cpuMsPerReopen)} ms server CPU a reopen`,
+    `\n=== sandboxes at once, ${storage} storage: medians of ${sides.A.length} round(s) (A: this build${sides.B.length > 0 ? "; B: BENCH_COMPARE" : ""}) ===`,
   );
-  emit(`sandbox-storm-health${suffix}`, {
-    p50: m((r) => r.healthP50),
-    p99: m((r) => r.healthP99),
-    maxMs: m((r) => r.healthMax),
-    idleP99: m((r) => r.idleP99),
-    rounds: rounds.length,
-    each: each((r) => r.healthP99),
-    target: "p99<=50ms",
-    pass: healthPass,
-  });
-  emit(`sandbox-storm-create${suffix}`, {
-    p50: m((r) => r.createP50),
-    p99: m((r) => r.createP99),
-    stormMs: m((r) => r.stormMs),
-    cpuMsPerCreate: m((r) => r.cpuMsPerCreate),
-    rounds: rounds.length,
-    each: each((r) => r.createP99),
-    target: "p99<=150ms",
-    pass: createPass,
-  });
-  emit(`sandbox-reopen${suffix}`, {
-    p50: m((r) => r.reopenP50),
-    p99: m((r) => r.reopenP99),
-    secondP50: m((r) => r.secondP50),
-    cpuMsPerReopen: m((r) => r.cpuMsPerReopen),
-    rounds: rounds.length,
-    each: each((r) => r.reopenP50),
-    target: "p50<=20ms",
-    pass: reopenPass,
-  });
+  printTable(rows);
 }
 
-const got: Record<"A" | "B", Round[]> = { A: [], B: [] };
-for (let i = 0; i < ROUNDS; i++) {
-  const order: Array<"A" | "B"> = MAIN_B ? (i % 2 === 0 ? ["A", "B"] : ["B", "A"]) : ["A"];
-  for (const side of order) {
-    const r = await round(side === "A" ? MAIN_A : MAIN_B);
-    console.log(`round ${i + 1} ${side}: ${JSON.stringify(r)}`);
-    got[side].push(r);
-  }
+const small = await world(SMALL);
+const large = await world(LARGE);
+for (const [size, file] of [
+  [SMALL, small],
+  [LARGE, large],
+] as const) {
+  emit(`storm-world-${size.name}`, { payments: size.payments, bytes: file.length, mb: r2(file.length / 1024 / 1024) });
 }
-describe("A", got.A);
-if (MAIN_B) describe("B", got.B);
-if (broken) {
-  console.error("some answers were wrong: the figures above are not valid");
+for (const storage of STORAGES) {
+  const sides: Record<"A" | "B", Figures[]> = { A: [], B: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    const order: Array<"A" | "B"> = MAIN_B ? (i % 2 === 0 ? ["A", "B"] : ["B", "A"]) : ["A"];
+    for (const side of order) {
+      const f = await round(side === "A" ? MAIN_A : MAIN_B, storage, small, large);
+      console.log(`${storage} round ${i + 1} ${side}: ${JSON.stringify(f)}`);
+      sides[side].push(f);
+    }
+  }
+  report(storage, sides);
+}
+if (wrong > 0) {
+  console.error(`${wrong} wrong answer(s): the figures above are not valid`);
   process.exitCode = 1;
 }

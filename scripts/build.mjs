@@ -14,7 +14,7 @@
 // use it to read the .xlsx the server writes itself (docs/performance.md). zod's 50 locales are left out
 // (zodEnglishOnly): the server speaks English, and they were a fifth of the bundle.
 // Also `dist/testing.js` (+ .d.ts): the `paysandbox/testing` entry for users' test suites (ESM),
-// `dist/report-worker.js`, `dist/checkpointer-worker.js` and `dist/sender-worker.js`: worker threads, and `dist/guide-markdown.cjs`: the /guide
+// `dist/report-worker.js`, `dist/checkpointer-worker.js`, `dist/sender-worker.js` and `dist/images-worker.js`: worker threads, and `dist/guide-markdown.cjs`: the /guide
 // Markdown renderer, imported on the first /guide request (src/guide/guide.handlers.tsx),
 // so its parser is not compiled at start. The guides themselves (README.md, docs/) are read from
 // the package root at run time, not copied.
@@ -139,9 +139,10 @@ try {
   };
   // Two bundles side by side in dist/ (each finds migrations/ and assets/ beside itself).
   // report-worker.js: the report's worker thread (src/modules/reports/reports.worker.ts),
-  // checkpointer-worker.js: the WAL checkpointer's (src/db/checkpointer.worker.ts), and
-  // sender-worker.js: the webhook sender's (src/webhooks/sender.worker.ts), beside server.cjs; all
-  // started by src/platform/worker-thread.ts.
+  // checkpointer-worker.js: the WAL checkpointer's (src/db/checkpointer.worker.ts),
+  // sender-worker.js: the webhook sender's (src/webhooks/sender.worker.ts), and images-worker.js:
+  // the image thread's (src/snapshots/images.worker.ts), beside server.cjs; all started by
+  // src/platform/worker-thread.ts.
   await build({
     ...common,
     entryPoints: {
@@ -149,6 +150,7 @@ try {
       "report-worker": "src/modules/reports/reports.worker.ts",
       "checkpointer-worker": "src/db/checkpointer.worker.ts",
       "sender-worker": "src/webhooks/sender.worker.ts",
+      "images-worker": "src/snapshots/images.worker.ts",
     },
     outdir: out,
   });

@@ -4,16 +4,14 @@
  * own database and clock, with its own app (`createApp` with a base path). `fetch` routes a request
  * to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.
  */
-import { readFileSync } from "node:fs";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import pino from "pino";
 import { createApp } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
-import { checkpointInBackground, type HeldFile, holdFile } from "./db/checkpointer.js";
-import { closeDb, type Db, openDb } from "./db/client.js";
+import { type Db, openDb } from "./db/client.js";
 import { ClockStore } from "./db/clock-store.js";
-import { enableGroupCommit } from "./db/commit.js";
+import { commitNow } from "./db/commit.js";
 import type { AppEnv } from "./http/env.js";
 import { jsonError } from "./http/errors.js";
 import { lingerIfUnread } from "./http/linger.js";
@@ -24,10 +22,10 @@ import { MerchantService } from "./modules/merchants/merchants.service.js";
 import { type Clock, realNowMs, VirtualClock } from "./platform/clock.js";
 import { SandboxError } from "./platform/errors.js";
 import {
+  type ComposeSpec,
   type Composition,
-  type OpenSpec,
-  originPath,
   SANDBOX_ID,
+  type SandboxBuilder,
   SandboxRegistry,
   type SandboxSummary,
   sandboxNotFound,
@@ -35,7 +33,6 @@ import {
 import { registerSandboxes } from "./sandboxes/sandboxes.handlers.js";
 import { SCENARIO_SOURCE } from "./sandboxes/sandboxes.wire.js";
 import { parseDocument } from "./scenarios/scenario.service.js";
-import { adoptCopy, snapshotOf, takeState } from "./snapshots/images.js";
 import type { DispatcherOptions } from "./webhooks/dispatcher.js";
 
 export interface ServerOptions {
@@ -68,8 +65,6 @@ export interface Server {
   closeSandboxes(graceMs: number): Promise<void>;
 }
 
-/** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
-const SANDBOX_CACHE_KIB = 4000;
 const PREFIX = "/sandboxes/";
 /** A `.` or `..` path segment as a URL parser reads it: `%2e` in either case counts as a dot. */
 const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
@@ -90,27 +85,33 @@ export function createServer(opts: ServerOptions): Server {
   const wallNow = opts.wallNow ?? realNowMs;
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
   const root = createContext({ config, clock: opts.clock, logger, publicUrl, ...pick(opts) });
-
+  const shared: Shared = { config, logger, wallNow, publicUrl, webhooks: opts.webhooks };
+  let freshImage: Buffer | undefined;
+  const builder: SandboxBuilder = {
+    compose: (spec, db) => composeSandbox(spec, db, shared, () => sandboxes.create({ from: spec.id })),
+    root: () => ({
+      db: root.db,
+      path: config.db,
+      nowMs: () => root.clock.nowMs(),
+      startMs: root.lineage.startMs,
+      scenario: root.lineage.scenario ?? null,
+    }),
+    freshImage: () => {
+      freshImage ??= sandboxImage();
+      return freshImage;
+    },
+  };
   const sandboxes: SandboxRegistry = new SandboxRegistry({
     rootDb: root.db,
     dbPath: config.db,
+    storage: config.storage ?? (config.db === ":memory:" ? "memory" : "file"),
     maxSandboxes: config.maxSandboxes,
     scale: config.timeScale,
     wallNow,
     rootNow: () => root.clock.nowMs(),
     publicUrl,
-    image: sandboxImage,
-    rootState: () => snapshotOf(root),
-    open: (spec) =>
-      openSandbox(spec, {
-        config,
-        logger,
-        wallNow,
-        publicUrl,
-        groupCommit: opts.groupCommit ?? false,
-        webhooks: opts.webhooks,
-        fork: (from) => sandboxes.create({ from }),
-      }),
+    builder,
+    groupCommit: opts.groupCommit ?? false,
     logger,
     ...(opts.maxOpen === undefined ? {} : { maxOpen: opts.maxOpen }),
     ...(opts.idleMs === undefined ? {} : { idleMs: opts.idleMs }),
@@ -179,14 +180,6 @@ function pick(opts: ServerOptions): Partial<ContextOptions> {
   return out;
 }
 
-function readIfExists(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether the rest of a sandbox's URL (after its id) is its control plane, which the admin token guards: health excepted. */
 function isGuarded(rest: string): boolean {
   const path = safeDecode(rest.split(/[?#]/, 1)[0] ?? "");
@@ -215,125 +208,85 @@ interface Shared {
   logger: Logger;
   wallNow: () => number;
   publicUrl: () => string;
-  groupCommit: boolean;
   webhooks: DispatcherOptions | undefined;
-  /** A copy of a sandbox as it is now (docs/snapshots.md): the dashboard's Fork. */
-  fork: (from: string) => Promise<SandboxSummary>;
 }
 
 /**
- * One sandbox's composition: the same graph as the root's, on its database, its clock and its base
- * URL. Its file is prepared, held and finally closed by the checkpointer thread (`holdFile`), so the
- * event loop does none of its file I/O (docs/performance.md "A storm of creates").
+ * One sandbox's composition (the registry's builder): the same graph as the root's, on its database
+ * (opened by the registry, src/sandboxes/storage.ts), its clock and its base URL. `fork` is the
+ * dashboard's Fork of it.
  */
-async function openSandbox(spec: OpenSpec, shared: Shared): Promise<Composition> {
-  const held = spec.path === ":memory:" ? undefined : await holdFile(spec.path, spec.image);
-  try {
-    return composeSandbox(spec, shared, held);
-  } catch (err) {
-    // the thread lets its file go too
-    void held?.release();
-    throw err;
-  }
-}
-
-function composeSandbox(spec: OpenSpec, shared: Shared, held: HeldFile | undefined): Composition {
-  const db = openDb(spec.path, {
-    ...(held ? {} : { image: spec.image }),
-    // a file written from this build's image has every migration already
-    migrated: spec.current,
-    cacheKiB: SANDBOX_CACHE_KIB,
+function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => Promise<SandboxSummary>): Composition {
+  const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
+  // a closed one's own saved clock may be ahead of the registry's anchor; a new one's or a copy's is where it starts
+  const saved = spec.made === "reopen" ? new ClockStore({ db, clock }).load() : undefined;
+  if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
+  const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
+  // the scenario it was created with, as a snapshot of it names it (docs/snapshots.md)
+  let scenario: unknown = spec.scenario ?? null;
+  const ctx = createContext({
+    config,
+    clock,
+    db,
+    logger: shared.logger.child({ sandbox: spec.id }),
+    publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
+    ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
+    // nothing in flight to recover, and the built-in merchant as this build seeds it (a loaded file's may be older)
+    fresh: spec.made === "new" || spec.made === "fork",
+    // its reset reloads the scenario it was created with, as the root's reloads its start files
+    ...(spec.scenario === undefined ? {} : { keptScenario: { document: spec.scenario, source: SCENARIO_SOURCE } }),
+    lineage: {
+      source: spec.id,
+      startMs: spec.startMs,
+      get scenario() {
+        return scenario;
+      },
+      origin: spec.origin,
+    },
   });
-  try {
-    // the server's settings, as for the root (main.ts): one commit per turn, the WAL checkpointed off the request path
-    if (shared.groupCommit) enableGroupCommit(db.$client);
-    const stopCheckpoints = shared.groupCommit
-      ? checkpointInBackground(db, spec.path)
-      : async (_?: { beforeClose?: boolean }) => undefined;
-    // a copy's first open settles what must not carry over from its source, before anything runs
-    if (spec.copiedAt !== undefined) adoptCopy(db, spec.copiedAt);
-    const clock = new VirtualClock(spec.anchorNowMs, shared.config.timeScale, shared.wallNow);
-    const saved = spec.fresh ? undefined : new ClockStore({ db, clock }).load();
-    if (saved !== undefined && saved > clock.nowMs()) clock.resetTo(saved);
-    const config: Config = { ...shared.config, scenarios: [], startTime: spec.startMs, db: spec.path };
-    // the scenario it was created with, as a snapshot of it names it (docs/snapshots.md)
-    let scenario: unknown = spec.scenario ?? null;
-    const ctx = createContext({
-      config,
-      clock,
-      db,
-      logger: shared.logger.child({ sandbox: spec.id }),
-      publicUrl: () => `${shared.publicUrl()}${spec.basePath}`,
-      ...(shared.webhooks ? { webhooks: shared.webhooks } : {}),
-      fresh: spec.fresh,
-      // its reset reloads the scenario it was created with, as the root's reloads its start files
-      ...(spec.scenario === undefined ? {} : { keptScenario: { document: spec.scenario, source: SCENARIO_SOURCE } }),
-      lineage: {
-        source: spec.id,
-        startMs: spec.startMs,
-        get scenario() {
-          return scenario;
-        },
-        // a file-backed copy's is the file beside its database (read when its reset asks)
-        origin: () => spec.origin ?? (spec.path === ":memory:" ? undefined : readIfExists(originPath(spec.path))),
-      },
-    });
-    ctx.fork = () => shared.fork(spec.id);
-    ctx.clockStore.save();
-    // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
-    let app: ReturnType<typeof createApp> | undefined;
-    return {
-      fetch: (req, env) => {
-        app ??= createApp(ctx, { basePath: spec.basePath });
-        return app.fetch(req, env as never);
-      },
-      nowMs: () => clock.nowMs(),
-      state: () => takeState(db, clock.nowMs()),
-      loadScenario(document) {
-        const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
-        const loaded = ctx.keepScenario(doc, SCENARIO_SOURCE);
-        scenario = loaded;
-        return { merchants: loaded.merchants, stored: loaded };
-      },
-      runDue: () => ctx.work.runUntil(undefined, { settle: false }),
-      nextDueAt: () => ctx.work.nextDueAt(),
-      // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
-      busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
-      saveClock: () => ctx.clockStore.save(),
-      startClockAt(ms) {
-        clock.resetTo(ms);
+  ctx.fork = fork;
+  if (spec.made === "reopen") ctx.clockStore.save();
+  // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
+  let app: ReturnType<typeof createApp> | undefined;
+  return {
+    fetch: (req, env) => {
+      app ??= createApp(ctx, { basePath: spec.basePath });
+      return app.fetch(req, env as never);
+    },
+    nowMs: () => clock.nowMs(),
+    loadScenario(document) {
+      const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
+      const loaded = ctx.keepScenario(doc, SCENARIO_SOURCE);
+      scenario = loaded;
+      return { merchants: loaded.merchants, stored: loaded };
+    },
+    runDue: () => ctx.work.runUntil(undefined, { settle: false }),
+    // listeners attached (a dashboard, `paysandbox listen`) keep it open: closing would end their streams
+    busy: () => ctx.webhooks.busy || ctx.events.listening > 0,
+    startClockAt(ms) {
+      clock.resetTo(ms);
+      ctx.clockStore.save();
+    },
+    async close(graceMs, deletion) {
+      // its listeners' streams end (they reconnect, which opens it again)
+      ctx.events.close();
+      await ctx.work.idle();
+      // where its work is due, before the dispatcher stops (a stopped one reports none)
+      const dueBefore = ctx.work.nextDueAt();
+      // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
+      // and what is cut off is final; closed: the rest is retried when it opens again
+      if (deletion?.settleDue) await ctx.webhooks.settleDue();
+      const interrupted = deletion ? ctx.webhooks.interrupt({ deleted: true }) : await ctx.webhooks.drain(graceMs);
+      await ctx.work.idle();
+      await ctx.webhooks.close();
+      const nowMs = clock.nowMs();
+      if (db.$client.open) {
         ctx.clockStore.save();
-      },
-      async close(graceMs, deletion) {
-        // its listeners' streams end (they reconnect, which opens it again)
-        ctx.events.close();
-        await ctx.work.idle();
-        // where its work is due, before the dispatcher stops (a stopped one reports none)
-        const dueBefore = db.$client.open ? ctx.work.nextDueAt() : undefined;
-        // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
-        // and what is cut off is final; closed: the rest is retried when it opens again
-        if (deletion?.settleDue) await ctx.webhooks.settleDue();
-        const interrupted = deletion ? ctx.webhooks.interrupt({ deleted: true }) : await ctx.webhooks.drain(graceMs);
-        await ctx.work.idle();
-        await ctx.webhooks.close();
-        const nowMs = clock.nowMs();
-        // an attempt cut off is retried: open it again soon to do so
-        const nextDueAt = interrupted > 0 ? nowMs : dueBefore;
-        let image: Buffer | undefined;
-        await stopCheckpoints({ beforeClose: true });
-        if (db.$client.open) {
-          ctx.clockStore.save();
-          if (spec.path === ":memory:") image = db.$client.serialize();
-          closeDb(db);
-        }
-        // the thread copies its WAL back and closes the file after this (not the event loop)
-        const released = held ? held.release() : Promise.resolve();
-        return { nowMs, nextDueAt, image, released };
-      },
-    };
-  } catch (err) {
-    // a database that could not be composed is closed here (the caller lets the thread's hold go)
-    if (db.$client.open) db.$client.close();
-    throw err;
-  }
+        commitNow(db.$client);
+      }
+      app = undefined;
+      // an attempt cut off is retried: open it again soon to do so
+      return { nowMs, nextDueAt: interrupted > 0 ? nowMs : dueBefore };
+    },
+  };
 }

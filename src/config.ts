@@ -98,6 +98,12 @@ export const SETTINGS = {
       .transform(parseRateLimit)
       .optional(),
   },
+  storage: {
+    env: "SANDBOX_STORAGE",
+    flag: "storage",
+    help: "where a sandbox keeps its database unless its create says: file (survives a restart) or memory (faster, gone at a restart); default file, memory with --db :memory:",
+    schema: z.enum(["file", "memory"], { error: "expected file or memory" }).optional(),
+  },
   maxSandboxes: {
     env: "SANDBOX_MAX_SANDBOXES",
     flag: "max-sandboxes",
@@ -175,6 +181,12 @@ export function configFromFlags(flags: Record<string, string | string[] | undefi
       throw new ConfigError(`Invalid setting ${source} (${s.env} / --${s.flag}): ${issue}; got ${JSON.stringify(raw)}`);
     }
     out[key] = parsed.data;
+  }
+  if (out.storage === "file" && out.db === ":memory:") {
+    const source = flags.storage !== undefined ? "--storage" : "SANDBOX_STORAGE";
+    throw new ConfigError(
+      `Invalid setting ${source} (SANDBOX_STORAGE / --storage): file needs a database file, and SANDBOX_DB is :memory:; got "file"`,
+    );
   }
   const config = out as Config;
   if (config.headerTimeoutSeconds > config.requestTimeoutSeconds) {

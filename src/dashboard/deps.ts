@@ -14,7 +14,7 @@ import type { SandboxListItem } from "./sandboxes.view.js";
 
 /** What the dashboard reads and does: a few services of its sandbox's composition. */
 export interface DashboardDeps {
-  config: Pick<Config, "adminToken">;
+  config: Pick<Config, "adminToken" | "db">;
   db: Db;
   clock: Clock;
   control: ControlService;

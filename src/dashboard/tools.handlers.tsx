@@ -10,7 +10,7 @@ import type { AppEnv } from "../http/env.js";
 import { toIso } from "../platform/clock.js";
 import { invalidField, missingField, notFound } from "../platform/errors.js";
 import { recordingFile, recordingYaml } from "../recording/recording.handlers.js";
-import { snapshotFile, snapshotOf } from "../snapshots/images.js";
+import { snapshotOf } from "../snapshots/images.js";
 import { SNAPSHOT_TYPE } from "../snapshots/snapshot-file.js";
 import { localPath } from "./access.js";
 import type { dashboardActions } from "./actions.js";
@@ -43,12 +43,14 @@ export function registerTools(
   });
 
   // the sandbox's whole state as a file (GET /_sandbox/snapshot behind the dashboard's session, docs/snapshots.md)
-  app.get("/dashboard/snapshot", (c) => {
-    const { state, meta, migrations } = snapshotOf(ctx);
-    const stamp = toIso(state.nowMs).replace(/[:.]/g, "-");
-    c.header("Content-Disposition", `attachment; filename="${meta.source}-${stamp}.paysandbox"`);
+  app.get("/dashboard/snapshot", async (c) => {
+    const { file, nowMs, source } = await snapshotOf(ctx, ctx.config.db);
+    const stamp = toIso(nowMs).replace(/[:.]/g, "-");
+    c.header("Content-Disposition", `attachment; filename="${source}-${stamp}.paysandbox"`);
     c.header("Cache-Control", "no-store");
-    return c.body(new Uint8Array(snapshotFile(state, meta, migrations)), 200, { "content-type": SNAPSHOT_TYPE });
+    return c.body(new Uint8Array(file.buffer as ArrayBuffer, file.byteOffset, file.byteLength), 200, {
+      "content-type": SNAPSHOT_TYPE,
+    });
   });
 
   // Fork: a new sandbox, a copy of this one now (docs/snapshots.md); the browser lands on the copy's

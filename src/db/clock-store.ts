@@ -1,7 +1,8 @@
-import { eq, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { Clock } from "../platform/clock.js";
 import type { Db } from "./client.js";
-import { sandboxState, transactions, webhookAttempts, webhookDeliveries } from "./schema/index.js";
+import { transactions, webhookAttempts, webhookDeliveries } from "./schema/index.js";
+import { setState, stateValue } from "./state.js";
 
 const KEY = "clock_now_ms";
 
@@ -20,8 +21,8 @@ export class ClockStore {
    * saved time can lag what was written since; time must not run backwards past it.
    */
   load(): number | undefined {
-    const row = this.deps.db.select().from(sandboxState).where(eq(sandboxState.key, KEY)).get();
-    const saved = row ? Number(row.value) : undefined;
+    const value = stateValue(this.deps.db, KEY);
+    const saved = value === undefined ? undefined : Number(value);
     const newest = this.newestRecordAt();
     if (saved === undefined) return newest;
     return newest === undefined ? saved : Math.max(saved, newest);
@@ -48,11 +49,6 @@ export class ClockStore {
   }
 
   save(): void {
-    const value = String(this.deps.clock.nowMs());
-    this.deps.db
-      .insert(sandboxState)
-      .values({ key: KEY, value })
-      .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
-      .run();
+    setState(this.deps.db, KEY, String(this.deps.clock.nowMs()));
   }
 }

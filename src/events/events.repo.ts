@@ -1,4 +1,4 @@
-import { and, asc, gt, lte, min, sql } from "drizzle-orm";
+import { and, asc, gt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { preparedInsert } from "../db/insert.js";
 import { lazy } from "../db/lazy.js";
@@ -22,12 +22,7 @@ export class EventsRepo {
     this.add = preparedInsert(db.$client, e);
     // every COMMIT asks it (a commit listener, event-writer.ts): plain SQL
     this.maxStmt = lazy(() => db.$client.prepare(`SELECT max(${q(e.id)}) FROM ${q(e)}`).pluck(true));
-    this.minStmt = lazy(() =>
-      db
-        .select({ id: min(e.id) })
-        .from(e)
-        .prepare(),
-    );
+    this.minStmt = lazy(() => db.$client.prepare(`SELECT min(${q(e.id)}) FROM ${q(e)}`).pluck(true));
     this.afterStmt = lazy(() =>
       db
         .select()
@@ -56,7 +51,7 @@ export class EventsRepo {
 
   /** The oldest id kept, or undefined when there is none. */
   oldest(): number | undefined {
-    return this.minStmt.get()?.id ?? undefined;
+    return (this.minStmt.get() as number | null) ?? undefined;
   }
 
   /** Events with `after < id <= upTo`, oldest first, at most `limit`. */

@@ -71,15 +71,21 @@ export async function httpTarget(target: string, scenario: Scenario, opts: HttpT
   async function create(): Promise<{ id: string; baseUrl: string }> {
     const start = scenario.startTime;
     const name = (scenario.name || opts.name).slice(0, NAME_MAX);
-    const body = {
-      name,
-      ...(start === undefined ? {} : { startTime: start }),
-      scenario: sandboxDocument(scenario),
-    };
-    const url = opts.snapshot ? `${root}/_sandbox/sandboxes?${new URLSearchParams({ name })}` : `${root}/_sandbox/sandboxes`;
-    const reply = opts.snapshot
+    // deleted after the run, it needs no file (docs/parallel-suites.md#storage); one kept gets the server's default
+    const storage: Record<string, string> = opts.keep ? {} : { storage: "memory" };
+    const body = { name, ...(start === undefined ? {} : { startTime: start }), scenario: sandboxDocument(scenario) };
+    const url = opts.snapshot
+      ? `${root}/_sandbox/sandboxes?${new URLSearchParams({ name, ...storage })}`
+      : `${root}/_sandbox/sandboxes`;
+    const post = (json: object) =>
+      exchange("POST", url, { headers: { "content-type": "application/json", ...admin }, body: JSON.stringify(json) });
+    let reply = opts.snapshot
       ? await exchange("POST", url, { headers: { "content-type": SNAPSHOT_TYPE, ...admin }, body: opts.snapshot })
-      : await exchange("POST", url, { headers: { "content-type": "application/json", ...admin }, body: JSON.stringify(body) });
+      : await post({ ...body, ...storage });
+    if (!opts.snapshot && reply.status === 400 && /^\{"errorMessage":"Unknown field: storage"/.test(reply.text)) {
+      // a server from before storage was a choice: its own default, as it always was
+      reply = await post(body);
+    }
     if (reply.status === 404) {
       throw new TargetError(
         `${root} has no POST /_sandbox/sandboxes (it answered 404): a server from before sandboxes side by side (docs/parallel-suites.md); upgrade it, or run without --target`,

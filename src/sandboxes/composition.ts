@@ -1,14 +1,15 @@
 /**
- * What the registry and the composition root agree on (docs/parallel-suites.md): a composition is
- * one sandbox's service graph as the registry drives it, and an open spec says what to build one
- * from. src/compose.ts builds both sides' halves; the registry never sees a service.
+ * What the registry and the composition root agree on (docs/architecture.md "How a sandbox is
+ * composed"): src/compose.ts hands the registry one `SandboxBuilder`, which composes a sandbox's
+ * service graph over a database the registry opened (storage.ts), and offers the root as a source of
+ * forks. The registry never sees a service; the builder never sees the registry.
  */
+import type { Db } from "../db/client.js";
 import type { SandboxMerchant } from "../platform/fixtures.js";
-import type { State } from "../snapshots/images.js";
 
 export type { SandboxMerchant };
 
-/** What a composition must offer the registry (src/compose.ts builds it from an AppContext). */
+/** One sandbox's service graph, as the registry drives it (src/compose.ts builds it from an AppContext). */
 export interface Composition {
   fetch(req: Request, env: unknown): Response | Promise<Response>;
   /** Its virtual now. */
@@ -20,57 +21,63 @@ export interface Composition {
   loadScenario(document: unknown): { merchants: ReadonlyArray<SandboxMerchant>; stored: unknown };
   /** Starts what is due now and returns (the once-a-second tick). */
   runDue(): Promise<unknown>;
-  /** The earliest virtual ms it has work at, or undefined. */
-  nextDueAt(): number | undefined;
   /** Webhook requests on the wire or waiting for room: not closed under them. */
   busy(): boolean;
-  /** Its state now, everything it acknowledged included (docs/snapshots.md). */
-  state(): State;
-  /** Persists its clock in its own database. */
-  saveClock(): void;
   /** Puts its clock at `ms` now (a new sandbox's clock starts when it is ready, not before it was opened). */
   startClockAt(ms: number): void;
   /**
    * Finishes what runs (webhooks get `graceMs`, then are recorded as interrupted), saves its clock
-   * and closes its database. Answers where its clock and its next work were, and for `:memory:` its
-   * image, to be opened from later. With `deletion` it is closed for good: `settleDue` first sends
-   * the webhooks due and waits for their answers (bounded by the attempt timeout), and attempts cut
-   * off are the last (docs/parallel-suites.md#deleting-a-sandbox).
+   * and commits; its database stays open for the registry to close (storage.ts). Answers where its
+   * clock and its next work were. With `deletion` it is closed for good: `settleDue` first sends the
+   * webhooks due and waits for their answers (bounded by the attempt timeout), and attempts cut off
+   * are the last (docs/parallel-suites.md#deleting-a-sandbox).
    */
-  close(
-    graceMs: number,
-    deletion?: { settleDue: boolean },
-  ): Promise<{
-    nowMs: number;
-    nextDueAt: number | undefined;
-    image: Buffer | undefined;
-    /** Settles when the file is wholly let go (the checkpointer thread closes it after this connection). */
-    released: Promise<void>;
-  }>;
+  close(graceMs: number, deletion?: { settleDue: boolean }): Promise<{ nowMs: number; nextDueAt: number | undefined }>;
 }
 
-export interface OpenSpec {
+/** How its database came to be, which says what its composition reads again. */
+export type Made =
+  /** a create: the fresh image as it is (nothing to recover, no clock saved, the built-in merchant in it) */
+  | "new"
+  /** a fork, just settled (adoptCopy): its clock is where the copy was made, nothing in flight */
+  | "fork"
+  /** a loaded snapshot, just settled: as a fork, but the built-in merchant is seeded (an older file's may differ) */
+  | "load"
+  /** a closed one opened again: its clock and what was in flight are read back */
+  | "reopen";
+
+/** What a composition is built from, besides its database. */
+export interface ComposeSpec {
   id: string;
-  /** The database file, or `:memory:`. */
+  made: Made;
+  /** Its database file, or `:memory:` (a report reads a file with a connection of its own). */
   path: string;
-  /** The image to open from when the file does not exist yet (or the `:memory:` image). */
-  image: Buffer | undefined;
   /** Virtual ms its clock is at now by the registry's anchor (its own saved clock may be later). */
   anchorNowMs: number;
   startMs: number;
-  /** Its file was written from this build's image by this process: it has every migration. */
-  current: boolean;
-  /** A create: its database is the image as it is (nothing to recover, no clock saved). */
-  fresh: boolean;
   /** Its creation scenario, reloaded by its reset. */
   scenario: unknown;
-  /**
-   * The image it was copied from (a fork or a loaded snapshot), which `reset {"snapshot": true}` goes
-   * back to: in memory with `:memory:`; a file-backed one's is the file `originPath(path)`.
-   */
-  origin: Buffer | undefined;
-  /** A copy's first open: settle what must not carry over from its source, its clock at this now (docs/snapshots.md). */
-  copiedAt: number | undefined;
-  baseUrl: string;
+  /** The image it was copied from, which `reset {"snapshot": true}` goes back to; undefined when it is no copy. */
+  origin: () => Buffer | undefined;
   basePath: string;
+}
+
+/** A sandbox (or the root) as a fork's source: its database and its clock now. */
+export interface ForkSource {
+  db: Db;
+  /** Its file, or `:memory:`. */
+  path: string;
+  nowMs(): number;
+  /** Where its reset puts its clock (virtual ms; undefined: its now, as the root's) and the scenario it reloads, which a copy takes on. */
+  startMs: number | undefined;
+  scenario: unknown;
+}
+
+/** What src/compose.ts hands the registry: the one way a sandbox's services are built, and the root. */
+export interface SandboxBuilder {
+  compose(spec: ComposeSpec, db: Db): Composition;
+  /** The root sandbox as a source of forks (`"from": "root"`). */
+  root(): ForkSource;
+  /** A new sandbox's database image: migrated, the built-in merchant seeded, no instance secret. */
+  freshImage(): Buffer;
 }

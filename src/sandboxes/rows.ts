@@ -1,36 +1,56 @@
 /**
- * The registry's rows in the root's database (docs/parallel-suites.md): one per sandbox (its name, TTL,
- * last use, and the anchor its clock runs from while it is closed), and the heartbeat that says how
- * far the clocks ran before the server stopped. A restart (a crash included) reads them back.
+ * The registry's rows in the root's database (docs/parallel-suites.md): one per file-backed sandbox (its
+ * name, TTL, last use, and the anchor its clock runs from while it is closed), and the heartbeat that
+ * says how far the clocks ran before the server stopped. A restart (a crash included) reads them
+ * back. A memory-backed sandbox has no row there: nothing of it outlives the process
+ * (docs/parallel-suites.md#storage).
  */
 import { eq } from "drizzle-orm";
-import { type Db, inTransaction } from "../db/client.js";
+import { type Db, inBatch, inTransaction } from "../db/client.js";
+import { preparedInsert } from "../db/insert.js";
 import { sandboxes, sandboxState } from "../db/schema/index.js";
 
 export type Row = typeof sandboxes.$inferSelect;
 
+/** A row and where its sandbox lives: only a file-backed one's is written. */
+type Placed = Row & { storage?: "file" | "memory" };
+
+const kept = (row: Placed) => row.storage !== "memory";
+
 const HEARTBEAT_KEY = "sandboxes_heartbeat_real";
 
 export class RowStore {
-  constructor(private readonly db: Db) {}
+  private readonly add: (row: Row) => unknown;
 
-  insert(row: Row): void {
-    inTransaction(this.db, () => this.db.insert(sandboxes).values(row).run());
+  constructor(private readonly db: Db) {
+    this.add = preparedInsert(db.$client, sandboxes);
   }
 
-  delete(id: string): void {
+  insert(row: Placed): void {
+    if (!kept(row)) return;
+    inBatch(this.db, () => this.add(row));
+  }
+
+  delete(row: Placed): void {
+    if (!kept(row)) return;
+    const id = row.id;
     this.db.delete(sandboxes).where(eq(sandboxes.id, id)).run();
   }
 
   /** Open: if the process dies now, the next start opens it to recover what it had in flight. */
-  markOpen(row: Row): void {
+  markOpen(row: Placed): void {
     if (row.wakeReal === 0) return;
+    if (!kept(row)) {
+      row.wakeReal = 0;
+      return;
+    }
     row.wakeReal = 0;
     this.db.update(sandboxes).set({ wakeReal: 0 }).where(eq(sandboxes.id, row.id)).run();
   }
 
   /** Closed: where its clock was, when its work falls due, when it was last used. */
-  saveAnchor(row: Row): void {
+  saveAnchor(row: Placed): void {
+    if (!kept(row)) return;
     this.db
       .update(sandboxes)
       .set({ clockMs: row.clockMs, clockReal: row.clockReal, wakeReal: row.wakeReal, lastUsedReal: row.lastUsedReal })
@@ -39,11 +59,12 @@ export class RowStore {
   }
 
   /** The last use of each of `rows`, and the heartbeat at `now`. */
-  flush(rows: Iterable<Row>, now: number): void {
+  flush(rows: Iterable<Placed>, now: number): void {
     const db = this.db;
     if (!db.$client.open) return;
     inTransaction(db, () => {
-      for (const row of rows) db.update(sandboxes).set({ lastUsedReal: row.lastUsedReal }).where(eq(sandboxes.id, row.id)).run();
+      for (const row of rows)
+        if (kept(row)) db.update(sandboxes).set({ lastUsedReal: row.lastUsedReal }).where(eq(sandboxes.id, row.id)).run();
       const value = String(now);
       db.insert(sandboxState)
         .values({ key: HEARTBEAT_KEY, value })
@@ -57,7 +78,7 @@ export class RowStore {
    * server did (the last heartbeat), as the root's does; one that was open then (a crash) or had work
    * due is opened by the first tick, to recover and run it.
    */
-  recover(now: number, scale: number): Row[] {
+  recover(now: number, scale: number): Array<Row & { storage: "file" }> {
     const db = this.db;
     const hb = db.select().from(sandboxState).where(eq(sandboxState.key, HEARTBEAT_KEY)).get();
     const stoppedAt = hb ? Number(hb.value) : undefined;
@@ -73,6 +94,6 @@ export class RowStore {
         this.saveAnchor(row);
       }
     });
-    return rows;
+    return rows.map((row) => ({ ...row, storage: "file" as const }));
   }
 }

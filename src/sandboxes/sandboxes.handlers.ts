@@ -15,8 +15,8 @@ export function registerSandboxes(app: OpenAPIHono<AppEnv>, registry: SandboxReg
     async (c) => {
       // a snapshot file as the body: a sandbox started from it (docs/snapshots.md)
       if ((c.req.header("content-type") ?? "").split(";")[0]?.trim().toLowerCase() === SNAPSHOT_TYPE) {
-        const { name, ttl } = c.req.valid("query");
-        return c.json(await registry.load(Buffer.from(await c.req.arrayBuffer()), { name, ttl }), 201);
+        const { name, ttl, storage } = c.req.valid("query");
+        return c.json(await registry.load(Buffer.from(await c.req.arrayBuffer()), { name, ttl, storage }), 201);
       }
       const body = c.req.valid("json") ?? {};
       // the document lists the snapshot's binary schema beside the JSON one; a JSON body is always the object

@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { isoDuration, isoInstant } from "../http/schemas.js";
 import { instant } from "../http/wire.js";
 import { ScenarioDocumentSchema } from "../scenarios/scenario.schema.js";
+import { StorageSchema } from "../snapshots/snapshots.wire.js";
 
 /** Where a create's scenario came from, in its errors (as a loaded file's: `Invalid scenario (...): ...`). */
 export const SCENARIO_SOURCE = "POST /_sandbox/sandboxes (scenario)";
@@ -24,6 +25,10 @@ const scenario = z
   .union([ScenarioDocumentSchema, z.string().openapi({ description: "The same document as YAML" })])
   .optional()
   .openapi({ description: "A scenario document (JSON object, or YAML as a string); its steps are not kept" });
+const storage = StorageSchema.optional().openapi({
+  description:
+    "`memory`: faster, and gone when the server stops; `file`: survives a restart (default: the server's SANDBOX_STORAGE, file on a database file; docs/parallel-suites.md#storage)",
+});
 const from = z.string().min(1).max(200).openapi({
   description:
     "`root` or a sandbox id: the new sandbox starts as a copy of its state at this instant, its clock at the same now (docs/snapshots.md)",
@@ -36,8 +41,8 @@ const from = z.string().min(1).max(200).openapi({
  */
 export const CreateSandboxSchema = z
   .union([
-    z.strictObject({ name, startTime, scenario, ttl }).openapi("CreateFreshSandbox", { description: "A fresh sandbox" }),
-    z.strictObject({ from, name, ttl }).openapi("ForkSandbox", { description: "A copy of a running sandbox (a fork)" }),
+    z.strictObject({ name, startTime, scenario, ttl, storage }).openapi("CreateFreshSandbox", { description: "A fresh sandbox" }),
+    z.strictObject({ from, name, ttl, storage }).openapi("ForkSandbox", { description: "A copy of a running sandbox (a fork)" }),
   ])
   .openapi("CreateSandboxRequest");
 
@@ -52,6 +57,7 @@ export const CreateSandboxReasons = z
     scenario: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
     ttl,
     from: from.optional(),
+    storage,
   })
   .superRefine((body, ctx) => {
     if (body.from === undefined) return;
@@ -72,6 +78,7 @@ export const SandboxSchema = z
     createdAt: instant(),
     lastUsedAt: instant(),
     expiresAt: instant("Real time at which it is deleted unless used before"),
+    storage: StorageSchema,
   })
   .openapi("Sandbox");
 

@@ -1,78 +1,23 @@
 /**
- * Database images of sandboxes (docs/snapshots.md): taken from a running one, checked and brought up to
- * date when they come from a file, and made into a copy's starting state. A fresh sandbox, a fork and
- * a loaded snapshot all open from an image (src/sandboxes/composition.ts, `OpenSpec`); only these steps differ.
+ * Database images of sandboxes (docs/snapshots.md): a running one's state as a snapshot file, a
+ * copy's first open settled (what must not carry over from its source), and a copy's reset back to
+ * its image. Where images come from: source-images.ts (a running sandbox's, once per state) and
+ * load.ts (a snapshot file's, checked by the image thread).
  */
 import type Database from "better-sqlite3";
-import { eq } from "drizzle-orm";
-import { appliedMigrations, type Db, inTransaction, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { appliedMigrations, type Db, inTransaction, journalImage } from "../db/client.js";
 import { ClockStore } from "../db/clock-store.js";
-import { commitNow } from "../db/commit.js";
-import { sandboxes, sandboxState } from "../db/schema/index.js";
 import { Sqlite } from "../db/sqlite-driver.js";
+import { setState, stateValue } from "../db/state.js";
 import { inheritSecrets } from "../modules/auth/auth.service.js";
 import { ManualClock, toIso } from "../platform/clock.js";
-import { badRequest } from "../platform/errors.js";
 import { skipCopiedDeliveries } from "../webhooks/webhooks.repo.js";
-import { checkImage, checkMeta } from "./check.js";
-import { readSnapshot, type Snapshot, type SnapshotMeta, writeSnapshot } from "./snapshot-file.js";
-
-/** A sandbox's state at one instant: its database image and its clock's now. */
-export interface State {
-  image: Buffer;
-  nowMs: number;
-}
-
-/**
- * The state of a running sandbox now: what it acknowledged is committed first (a group-commit batch
- * stays open across a turn, src/db/commit.ts), then `serialize()` copies every page at once, in this
- * turn: nothing half-written, nothing acknowledged missing (docs/snapshots.md#consistency). Measured
- * against `VACUUM INTO` and the online backup in docs/snapshots.md.
- */
-export function takeState(db: Db, nowMs: number): State {
-  commitNow(db.$client);
-  return { image: journalImage(db.$client.serialize()), nowMs };
-}
+import { snapshotFileOf } from "./image-thread.js";
+import { imageOf } from "./source-images.js";
 
 /** The migrations a database has (how far its schema is). */
 export function migrationsOf(sqlite: Database.Database): number {
   return appliedMigrations(sqlite).length;
-}
-
-/** `GET /_sandbox/snapshot`: the file of a state. */
-export function snapshotFile(state: State, meta: Omit<SnapshotMeta, "now">, migrations: number): Buffer {
-  return writeSnapshot({ migrations, nowMs: state.nowMs, meta: { now: toIso(state.nowMs), ...meta }, image: state.image });
-}
-
-const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
-
-/**
- * A snapshot file as a state this build opens, or a 400 saying why not: the file's header and
- * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts); an older
- * schema is migrated (the migrations it lacks run on it), a newer one refused.
- */
-export function loadSnapshot(bytes: Buffer): { state: State; meta: SnapshotMeta } {
-  const snap: Snapshot = readSnapshot(bytes);
-  const ours = migrationHashes();
-  if (snap.migrations > ours.length) {
-    throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
-  }
-  let image: Buffer = journalImage(Buffer.from(snap.image));
-  const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
-  if (problem !== undefined) throw refused(problem);
-  if (snap.migrations < ours.length) {
-    // an older schema: the migrations it lacks run over it
-    let db: Db | undefined;
-    try {
-      db = openDb(":memory:", { image, migrated: false });
-      image = db.$client.serialize();
-    } catch (err) {
-      throw refused(`its database could not be migrated to this server's schema (${(err as Error).message})`);
-    } finally {
-      db?.$client.close();
-    }
-  }
-  return { state: { image, nowMs: snap.nowMs }, meta: snap.meta };
 }
 
 /** Where a copy keeps the now it was made at, which its `reset {"snapshot": true}` puts its clock back to. */
@@ -90,13 +35,9 @@ export function adoptCopy(db: Db, nowMs: number): void {
   inTransaction(db, () => {
     skipCopiedDeliveries(db, nowMs);
     inheritSecrets(db, nowMs);
-    db.delete(sandboxes).run();
+    db.$client.prepare("DELETE FROM sandboxes").run();
     new ClockStore({ db, clock: new ManualClock(nowMs) }).save();
-    const value = String(nowMs);
-    db.insert(sandboxState)
-      .values({ key: ORIGIN_NOW_KEY, value })
-      .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
-      .run();
+    setState(db, ORIGIN_NOW_KEY, String(nowMs));
   });
 }
 
@@ -114,19 +55,26 @@ export interface Lineage {
 
 export const ROOT_LINEAGE: Lineage = { source: "root", startMs: undefined, scenario: null, origin: () => undefined };
 
-/** A sandbox's state now with what a copy of it needs to know (the registry's forks, `GET /_sandbox/snapshot`). */
-export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): number } }): {
-  state: State;
-  meta: Omit<SnapshotMeta, "now">;
-  migrations: number;
-} {
-  const state = takeState(ctx.db, ctx.clock.nowMs());
+/**
+ * `GET /_sandbox/snapshot`: the sandbox's state now as a snapshot file (docs/snapshots.md#consistency):
+ * its image as a copy would take it (source-images.ts), the file and its checksum made by the image
+ * thread. `path` is its database file, or `:memory:`.
+ */
+export async function snapshotOf(
+  ctx: { db: Db; lineage: Lineage; clock: { nowMs(): number } },
+  path: string,
+): Promise<{
+  file: Buffer;
+  nowMs: number;
+  source: string;
+}> {
+  const image = await imageOf(ctx.db, path);
+  // read after the image: it holds nothing later than this now
+  const nowMs = ctx.clock.nowMs();
   const { source, startMs, scenario } = ctx.lineage;
-  return {
-    state,
-    meta: { source, startMs: startMs ?? state.nowMs, scenario: scenario ?? null },
-    migrations: migrationsOf(ctx.db.$client),
-  };
+  const meta = { now: toIso(nowMs), source, startMs: startMs ?? nowMs, scenario: scenario ?? null };
+  const file = await snapshotFileOf({ image, nowMs, meta, migrations: migrationsOf(ctx.db.$client) });
+  return { file, nowMs, source };
 }
 
 /**
@@ -136,8 +84,7 @@ export function snapshotOf(ctx: { db: Db; lineage: Lineage; clock: { nowMs(): nu
  * settled again. Returns the now it was made at.
  */
 export function restoreImage(db: Db, origin: Buffer): number {
-  const row = db.select().from(sandboxState).where(eq(sandboxState.key, ORIGIN_NOW_KEY)).get();
-  const nowMs = Number(row?.value ?? Number.NaN);
+  const nowMs = Number(stateValue(db, ORIGIN_NOW_KEY) ?? Number.NaN);
   const src = new Sqlite(journalImage(Buffer.from(origin)));
   try {
     const tables = (

@@ -15,7 +15,13 @@ export const SnapshotFileSchema = z.string().openapi("SnapshotFile", {
     "A sandbox's whole state (merchants, scenarios, transactions, tokens, subscriptions, the webhook journal, the recording, its clock's now): a header naming the format version, then its SQLite database (docs/snapshots.md)",
 });
 
-/** `?name=&ttl=` of `POST /_sandbox/sandboxes` with a snapshot body. */
+/** Where a sandbox keeps its database (docs/parallel-suites.md#storage). */
+export const StorageSchema = z.enum(["file", "memory"]).openapi("SandboxStorage", {
+  description:
+    "Where its database lives: `file` survives a restart (and a kill -9), `memory` is faster and gone when the server stops (docs/parallel-suites.md#storage)",
+});
+
+/** `?name=&ttl=&storage=` of `POST /_sandbox/sandboxes` with a snapshot body. */
 export const LoadSnapshotQuerySchema = z.strictObject({
   name: z
     .string()
@@ -23,4 +29,7 @@ export const LoadSnapshotQuerySchema = z.strictObject({
     .optional()
     .openapi({ description: "A label for people (with a snapshot body)", example: "checkout.test.ts" }),
   ttl: isoDuration("With a snapshot body: its ttl (default PT1H, PT1S to P7D)", "PT1H").optional(),
+  storage: StorageSchema.optional().openapi({
+    description: "With a snapshot body: where it lives (default: the server's SANDBOX_STORAGE)",
+  }),
 });

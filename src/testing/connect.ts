@@ -44,6 +44,11 @@ export function snapshotBytes(snapshot: unknown, who: string): Uint8Array {
   }
 }
 
+/** A 400 of a server that does not know the `storage` field (one from before it). */
+const refusesStorage = (a: Answer) =>
+  a.body.errorMessage === "Unknown field: storage" ||
+  (Array.isArray(a.body.errors) && a.body.errors.some((e: { field?: unknown }) => e?.field === "storage"));
+
 /** What starts a sandbox besides a snapshot or a copy; only one of these kinds may be given. */
 function conflicting(options: ConnectSandboxOptions, but: "from" | "snapshot"): string | undefined {
   const others = (["scenario", "startTime", "from", "snapshot"] as const).filter((k) => k !== but && options[k] !== undefined);
@@ -52,9 +57,11 @@ function conflicting(options: ConnectSandboxOptions, but: "from" | "snapshot"): 
 
 /**
  * What `POST /_sandbox/sandboxes` is sent: JSON (a fresh sandbox, or a copy with `from`) or a
- * snapshot file with `?name=&ttl=`. Bad options throw before anything is created.
+ * snapshot file with `?name=&ttl=&storage=`. Bad options throw before anything is created.
  */
 function createRequest(options: ConnectSandboxOptions): { query: string; json?: Record<string, unknown>; bytes?: Uint8Array } {
+  const storage = options.storage ?? "memory";
+  if (storage !== "memory" && storage !== "file") throw new TypeError(`connectSandbox: storage: expected "memory" or "file"`);
   for (const kind of ["from", "snapshot"] as const) {
     if (options[kind] === undefined) continue;
     const other = conflicting(options, kind);
@@ -65,7 +72,8 @@ function createRequest(options: ConnectSandboxOptions): { query: string; json?: 
     const query = new URLSearchParams();
     if (options.name !== undefined) query.set("name", options.name);
     if (options.ttl !== undefined) query.set("ttl", options.ttl);
-    return { query: query.size > 0 ? `?${query}` : "", bytes };
+    query.set("storage", storage);
+    return { query: `?${query}`, bytes };
   }
   const body: Record<string, unknown> = {};
   if (options.from !== undefined) {
@@ -74,6 +82,7 @@ function createRequest(options: ConnectSandboxOptions): { query: string; json?: 
   }
   if (options.name !== undefined) body.name = options.name;
   if (options.ttl !== undefined) body.ttl = options.ttl;
+  body.storage = storage;
   if (options.startTime !== undefined) {
     if (options.startTime instanceof Date && Number.isNaN(options.startTime.getTime())) {
       throw new TypeError("connectSandbox: startTime is an invalid Date");
@@ -143,6 +152,11 @@ export async function connectSandbox(serverUrl: string, options: ConnectSandboxO
   let created: Answer;
   try {
     created = await call("POST", `${root}/_sandbox/sandboxes${request.query}`, request.bytes ?? request.json, admin);
+    if (created.status === 400 && options.storage === undefined && request.json && refusesStorage(created)) {
+      // a server from before storage was a choice: its own default, as it always was
+      const { storage: _, ...json } = request.json;
+      created = await call("POST", `${root}/_sandbox/sandboxes`, json, admin);
+    }
   } catch (err) {
     await closeServer(hooks.server);
     throw err;

@@ -44,6 +44,12 @@ export interface ConnectSandboxOptions {
   name?: string;
   /** ISO 8601 duration of real time without a request after which the server deletes it (default PT1H, at most P7D). */
   ttl?: string;
+  /**
+   * Where the server keeps it (docs/parallel-suites.md#storage): "memory" by default (a test's sandbox
+   * is deleted by its `close()`, so it needs no file; a server from before storage was a choice gets
+   * its own default), or "file" to keep it across a restart of the server.
+   */
+  storage?: "memory" | "file";
   /** The server's SANDBOX_ADMIN_TOKEN, when it has one; default the SANDBOX_ADMIN_TOKEN environment variable. */
   adminToken?: string;
 }

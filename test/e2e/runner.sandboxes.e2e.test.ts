@@ -192,8 +192,9 @@ describe("paysandbox run --target: a sandbox per file", () => {
     expect(kept, r.output).not.toBeNull();
     const [, id, baseUrl] = kept as unknown as [string, string, string];
     expect(baseUrl).toMatch(new RegExp(`/sandboxes/${id}$`));
-    const list = (await getJson(`${server.url}/_sandbox/sandboxes`)).body as Array<{ id: string; name: string }>;
-    expect(list.map((s) => [s.id, s.name])).toEqual([[id, "shop-b"]]);
+    const list = (await getJson(`${server.url}/_sandbox/sandboxes`)).body as Array<{ id: string; name: string; storage: string }>;
+    // kept, it is the server's default (a file here, docs/parallel-suites.md#storage); one deleted after the run is asked in memory
+    expect(list.map((s) => [s.id, s.name, s.storage])).toEqual([[id, "shop-b", "file"]]);
     // the printed baseUrl is the sandbox: its clock, its journal, its merchant
     expect((await getJson(`${baseUrl}/_sandbox/clock`)).body).toMatchObject({ now: expect.stringMatching(/^2026-06-01T09:00/) });
     expect(((await getJson(`${baseUrl}/_sandbox/webhooks`)).body as unknown[]).length).toBe(6);
@@ -211,6 +212,49 @@ describe("paysandbox run --target: a sandbox per file", () => {
     expectNothingOfTheSteps(server.dbPath);
 
     expect((await fetch(`${server.url}/_sandbox/sandboxes/${id}`, { method: "DELETE", headers: admin })).status).toBe(204);
+  }, 90_000);
+
+  it("a server from before storage was a choice (it refuses the field) is asked again without it", async () => {
+    const bodies: string[] = [];
+    // as paysandbox 0.1 answers the field; everything else reaches the real server
+    const older = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", async () => {
+        if (req.method === "POST" && req.url === "/_sandbox/sandboxes") {
+          bodies.push(body);
+          if (body.includes('"storage"')) {
+            res.writeHead(400, { "content-type": "application/json" });
+            res.end('{"errorMessage":"Unknown field: storage","errors":[{"field":"storage","message":"unknown field"}]}');
+            return;
+          }
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => k !== "host")) as Record<string, string>;
+        const answer = await fetch(`${server.url}${req.url}`, {
+          method: req.method ?? "GET",
+          headers,
+          ...(body ? { body } : {}),
+          redirect: "manual",
+        });
+        const back: Record<string, string> = {};
+        answer.headers.forEach((value, key) => {
+          back[key] = value;
+        });
+        res.writeHead(answer.status, back);
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => older.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(older.address() as AddressInfo).port}`;
+      const r = await runCli(["run", "--target", url, "--admin-token", TOKEN, a], {}, 60_000);
+      expect(r.code, r.output).toBe(0);
+      expect(bodies.map((b) => JSON.parse(b).storage)).toEqual(["memory", undefined]);
+    } finally {
+      await new Promise<void>((resolve) => older.close(() => resolve()));
+    }
   }, 90_000);
 });
 
@@ -248,6 +292,8 @@ describe("paysandbox run --target: a server without sandboxes", () => {
     expect(sent).toMatchObject({
       name: "shop-a",
       startTime: "2026-03-01T09:00:00Z",
+      // deleted after the run, it is asked in memory (docs/parallel-suites.md#storage)
+      storage: "memory",
       scenario: { name: "shop-a", merchants: [{ merchantKey: "a_key" }] },
     });
     expect(sent.scenario.steps).toBeUndefined();

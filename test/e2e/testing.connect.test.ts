@@ -4,6 +4,8 @@
  * handles side by side, each with its own merchant, clock and webhook receiver; `close()` deletes.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectSandbox, type TestSandbox } from "paysandbox/testing";
@@ -198,6 +200,60 @@ describe("connectSandbox()", () => {
     } finally {
       if (saved === undefined) delete process.env.SANDBOX_ADMIN_TOKEN;
       else process.env.SANDBOX_ADMIN_TOKEN = saved;
+    }
+  });
+
+  it("asks for a sandbox in memory unless told (docs/parallel-suites.md#storage); a server from before that choice gets its own default", async () => {
+    const storageOf = async (sandbox: TestSandbox) =>
+      (
+        (await (await fetch(`${server.url}/_sandbox/sandboxes/${sandboxIdOf(sandbox)}`, { headers: admin })).json()) as {
+          storage: string;
+        }
+      ).storage;
+    const inMemory = await connectSandbox(server.url, { adminToken: TOKEN });
+    const onFile = await connectSandbox(server.url, { adminToken: TOKEN, storage: "file" });
+    const copy = await connectSandbox(server.url, { adminToken: TOKEN, from: onFile.id });
+    try {
+      expect(await storageOf(inMemory)).toBe("memory");
+      expect(await storageOf(onFile)).toBe("file");
+      expect(await storageOf(copy)).toBe("memory");
+    } finally {
+      await Promise.all([inMemory.close(), onFile.close(), copy.close()]);
+    }
+
+    // before it, the server refused the field (as paysandbox 0.1 answers it); everything else reaches the real one
+    const bodies: string[] = [];
+    const older = createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on("end", () => {
+        if (req.method === "POST" && req.url === "/_sandbox/sandboxes") bodies.push(body);
+        if (req.method === "POST" && req.url === "/_sandbox/sandboxes" && body.includes('"storage"')) {
+          res.writeHead(400, { "content-type": "application/json" });
+          res.end('{"errorMessage":"Unknown field: storage","errors":[{"field":"storage","message":"unknown field"}]}');
+          return;
+        }
+        const to = request(`${server.url}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        to.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => older.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(older.address() as AddressInfo).port}`;
+      const sandbox = await connectSandbox(url, { adminToken: TOKEN, name: "older.test.ts" });
+      await sandbox.close();
+      expect(bodies.map((b) => JSON.parse(b))).toEqual([{ name: "older.test.ts", storage: "memory" }, { name: "older.test.ts" }]);
+      // told which, it does not ask again: the server's refusal is the answer
+      await expect(connectSandbox(url, { adminToken: TOKEN, storage: "memory" })).rejects.toThrow(
+        /answered 400: Unknown field: storage/,
+      );
+    } finally {
+      await new Promise<void>((resolve) => older.close(() => resolve()));
     }
   });
 });

@@ -82,7 +82,7 @@ export interface TestServer {
   wall: { now(): number; advance(ms: number): void };
   http: ReturnType<typeof supertest>;
   /** POST /_sandbox/sandboxes; throws unless 201. */
-  create(body?: Record<string, unknown>): Promise<{ id: string; baseUrl: string; base: string; now: string }>;
+  create(body?: Record<string, unknown>): Promise<{ id: string; baseUrl: string; base: string; now: string; storage: string }>;
   /** A bearer token of the built-in merchant in the sandbox at `base` ("" for the root). */
   token(base: string, merchantKey?: string, merchantSecret?: string): Promise<string>;
   close(): Promise<void>;

@@ -28,6 +28,8 @@ describe("POST/GET/DELETE /_sandbox/sandboxes", () => {
       now: "2027-03-01T00:00:00.000Z",
       createdAt: new Date(s.wall.now()).toISOString(),
       expiresAt: new Date(s.wall.now() + 3_600_000).toISOString(),
+      // a :memory: server keeps every sandbox in memory (docs/parallel-suites.md#storage)
+      storage: "memory",
       merchant: {
         merchantKey: "sandbox_merchant_key",
         merchantSecret: "sandbox_merchant_secret",
@@ -49,6 +51,7 @@ describe("POST/GET/DELETE /_sandbox/sandboxes", () => {
         createdAt: res.body.createdAt,
         lastUsedAt: res.body.createdAt,
         expiresAt: res.body.expiresAt,
+        storage: "memory",
       },
     ]);
     expect((await s.http.get(`/_sandbox/sandboxes/${res.body.id}`)).body).toEqual(list.body[0]);

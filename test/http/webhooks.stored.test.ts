@@ -10,6 +10,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { type Db, journalImage } from "../../src/db/client.js";
+import { commitNow } from "../../src/db/commit.js";
 import { CardCallbackSchema } from "../../src/modules/payments/payments.wire.js";
 import { presentCallback } from "../../src/modules/payments/present.js";
 import { presentPayout } from "../../src/modules/payouts/payouts.present.js";
@@ -18,6 +20,13 @@ import { newTransactionRow } from "../../src/modules/transactions/new-row.js";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { type Receiver, startReceiver } from "../helpers/receiver.js";
 import { cardPaymentBody, threeDsBody } from "./payments.body.js";
+
+/** An open database's image now, what it acknowledged committed first (as a fork's: docs/snapshots.md#consistency). */
+function imageNow(db: Db | undefined): Buffer {
+  if (!db) throw new Error("the sandbox is not open");
+  commitNow(db.$client);
+  return journalImage(db.$client.serialize());
+}
 
 let s: TestServer | undefined;
 let receiver: Receiver | undefined;
@@ -48,10 +57,10 @@ describe("a card payment's webhook, as stored", () => {
       expect(list.body).toHaveLength(1);
       const entry = list.body[0];
       expect(entry).toMatchObject({ status: "delivered", attempts: [{ httpStatus: 200 }] });
-      // a created sandbox's file as it stands (its state's image: docs/snapshots.md)
-      const opened = (s.server.sandboxes as unknown as { opened: Map<string, { comp: { state(): { image: Buffer } } }> }).opened;
+      // a created sandbox's database as it stands (its image: docs/snapshots.md), from the registry's open table
+      const table = (s.server.sandboxes as unknown as { t: { opened: Map<string, { opened: { db: Db } }> } }).t;
       const sqlite = groupCommit
-        ? new Database(opened.get(base.split("/").at(-1) ?? "")?.comp.state().image as Buffer)
+        ? new Database(imageNow(table.opened.get(base.split("/").at(-1) ?? "")?.opened.db))
         : s.server.root.db.$client;
       try {
         const row = sqlite.prepare("SELECT id, headers, attempt_count AS n FROM webhook_deliveries").get() as {

@@ -43,6 +43,12 @@ describe("settings", () => {
     expect(parseConfig([], { SANDBOX_SCENARIO: "x.yaml, y.yaml" }).scenarios).toEqual(["x.yaml", "y.yaml"]);
   });
 
+  it("sandboxes are files by default (none said); memory when set", () => {
+    expect(parseConfig([], {}).storage).toBeUndefined();
+    expect(parseConfig(["--storage", "memory"], {}).storage).toBe("memory");
+    expect(parseConfig([], { SANDBOX_STORAGE: "memory", SANDBOX_DB: ":memory:" }).storage).toBe("memory");
+  });
+
   it.each([
     [["--port", "70000"], {}, /--port/],
     [[], { PORT: "eighty" }, /PORT/],
@@ -53,6 +59,9 @@ describe("settings", () => {
     [[], { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     [[], { SANDBOX_MAX_RETRIES: "0" }, /SANDBOX_MAX_RETRIES/],
     [[], { SANDBOX_TOKEN_TTL_DAYS: "1.5" }, /SANDBOX_TOKEN_TTL_DAYS/],
+    [[], { SANDBOX_STORAGE: "disk" }, /SANDBOX_STORAGE.*expected file or memory/],
+    [["--storage", "file", "--db", ":memory:"], {}, /--storage .*file needs a database file/],
+    [[], { SANDBOX_STORAGE: "file", SANDBOX_DB: ":memory:" }, /SANDBOX_STORAGE .*file needs a database file/],
     [["--nope"], {}, /nope/],
     [[], { SANDBOX_HEADER_TIMEOUT_SECONDS: "0" }, /SANDBOX_HEADER_TIMEOUT_SECONDS/],
     [["--request-timeout-seconds", "2.5"], {}, /--request-timeout-seconds/],

@@ -10,10 +10,9 @@
  * so a test can use the token it saved when it built the world.
  */
 import { createHmac } from "node:crypto";
-import { eq } from "drizzle-orm";
 import { sign, verify } from "hono/jwt";
 import type { Db } from "../../db/client.js";
-import { sandboxState } from "../../db/schema/index.js";
+import { setState, stateValue } from "../../db/state.js";
 import type { Clock } from "../../platform/clock.js";
 import { randomSecret, safeEqual } from "../../platform/crypto.js";
 import { unauthorized } from "../../platform/errors.js";
@@ -33,8 +32,8 @@ interface Inherited {
 }
 
 function inheritedOf(db: Db): Inherited[] {
-  const row = db.select().from(sandboxState).where(eq(sandboxState.key, INHERITED_KEY)).get();
-  return row ? (JSON.parse(row.value) as Inherited[]) : [];
+  const value = stateValue(db, INHERITED_KEY);
+  return value ? (JSON.parse(value) as Inherited[]) : [];
 }
 
 /**
@@ -42,14 +41,10 @@ function inheritedOf(db: Db): Inherited[] {
  * until then (with those it had inherited itself).
  */
 export function inheritSecrets(db: Db, nowMs: number): void {
-  const row = db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
-  if (!row) return; // never opened: it issued nothing
-  const value = JSON.stringify([...inheritedOf(db), { secret: row.value, untilSec: Math.floor(nowMs / 1000) }]);
-  db.insert(sandboxState)
-    .values({ key: INHERITED_KEY, value })
-    .onConflictDoUpdate({ target: sandboxState.key, set: { value } })
-    .run();
-  db.update(sandboxState).set({ value: randomSecret() }).where(eq(sandboxState.key, SECRET_KEY)).run();
+  const secret = stateValue(db, SECRET_KEY);
+  if (secret === undefined) return; // never opened: it issued nothing
+  setState(db, INHERITED_KEY, JSON.stringify([...inheritedOf(db), { secret, untilSec: Math.floor(nowMs / 1000) }]));
+  setState(db, SECRET_KEY, randomSecret());
 }
 
 const importKey = (secret: string) =>
@@ -74,12 +69,12 @@ export class AuthService {
   private readonly inherited: Array<Inherited & { key?: Promise<CryptoKey> }>;
 
   constructor(private readonly deps: AuthDeps) {
-    const row = deps.db.select().from(sandboxState).where(eq(sandboxState.key, SECRET_KEY)).get();
-    if (row) {
-      this.secret = row.value;
+    const secret = stateValue(deps.db, SECRET_KEY);
+    if (secret !== undefined) {
+      this.secret = secret;
     } else {
       this.secret = randomSecret();
-      deps.db.insert(sandboxState).values({ key: SECRET_KEY, value: this.secret }).run();
+      setState(deps.db, SECRET_KEY, this.secret);
     }
     this.inherited = inheritedOf(deps.db);
   }

@@ -1,0 +1,226 @@
+/**
+ * How a sandbox comes to be (docs/parallel-suites.md, docs/snapshots.md): a create, a fork or a load,
+ * each one straight path down: what the call asks is checked; its source is an image (the fresh
+ * one, its source's now, or a snapshot's, checked by the image thread); storage.ts opens a database
+ * from it (a file or memory); a copy settles what must not carry over (adoptCopy); the builder
+ * composes its services; its row joins the registry. Bad input is a 400 naming the field and leaves
+ * nothing behind; an unknown `from` a 404; one over the limit a 429.
+ */
+
+import { badRequest, invalidField, tooMany } from "../platform/errors.js";
+import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
+import { type Ids, timeOrderedIds } from "../platform/ids.js";
+import { checkedSnapshot } from "../snapshots/image-thread.js";
+import { adoptCopy } from "../snapshots/images.js";
+import { type Image, imageOf } from "../snapshots/source-images.js";
+import type { Closing } from "./closing.js";
+import type { Composition, ForkSource, Made, SandboxMerchant } from "./composition.js";
+import { basePathOf } from "./files.js";
+import type { Routing } from "./routing.js";
+import type { Opened, Storage } from "./storage.js";
+import type { Kept, SandboxSummary, Table } from "./table.js";
+import { checkFork, checkName, fromNotFound, startOf, ttlOf } from "./validation.js";
+
+export interface CreateInput {
+  name?: string | undefined;
+  startTime?: string | undefined;
+  scenario?: unknown;
+  ttl?: string | undefined;
+  /** A fork: `root` or a sandbox id whose state the new one starts from (docs/snapshots.md). */
+  from?: string | undefined;
+  /** Where it lives (docs/parallel-suites.md#storage); the server's SANDBOX_STORAGE when absent. */
+  storage?: "file" | "memory" | undefined;
+}
+
+export type Created = SandboxSummary & { merchant: SandboxMerchant };
+
+/** What a new sandbox starts from. */
+interface Start {
+  made: Exclude<Made, "reopen">;
+  /** A copy's image and the source it came from (a sandbox id or `root`; none for a load). */
+  copy?: { image: Image; source?: string | undefined; nowMs: number } | undefined;
+  startMs: number;
+  scenario: unknown;
+}
+
+export class Making {
+  private readonly ids: Ids;
+
+  constructor(
+    private readonly t: Table,
+    private readonly routing: Routing,
+    private readonly closing: Closing,
+  ) {
+    this.ids = timeOrderedIds({ nowMs: t.o.wallNow });
+  }
+
+  /** POST /_sandbox/sandboxes: a fresh sandbox; with `from`, a copy of that one (or the root) as it is now. */
+  async create(input: CreateInput): Promise<Created> {
+    if (input.from !== undefined) return this.fork(input, input.from);
+    this.checkCall(input);
+    const startMs = startOf(input.startTime) ?? this.t.o.rootNow();
+    return this.make(input, { made: "new", startMs, scenario: null });
+  }
+
+  /** POST /_sandbox/sandboxes with a snapshot file: a new sandbox started from it. */
+  async load(bytes: Buffer, input: Pick<CreateInput, "name" | "ttl" | "storage">): Promise<Created> {
+    this.check(input);
+    const { image, nowMs, meta } = await checkedSnapshot(bytes);
+    const startMs = Number.isFinite(meta.startMs) ? meta.startMs : nowMs;
+    return this.make(input, { made: "load", copy: { image, nowMs }, startMs, scenario: meta.scenario ?? null });
+  }
+
+  /** A copy of `from` (`root` or a sandbox's id) as it is at this instant (docs/snapshots.md). */
+  private async fork(input: CreateInput, from: string): Promise<Created> {
+    checkFork(input);
+    this.check(input);
+    const source = await this.source(from);
+    const image = await imageOf(source.db, source.path);
+    // read after the image: it holds nothing later than this now
+    const nowMs = source.nowMs();
+    return this.make(input, {
+      made: "fork",
+      copy: { image, source: from, nowMs },
+      startMs: source.startMs ?? nowMs,
+      scenario: source.scenario,
+    });
+  }
+
+  /** The root, or an open sandbox (opened first when closed). */
+  private async source(from: string): Promise<ForkSource> {
+    if (from === "root") return this.t.o.builder.root();
+    const row = this.t.rows.get(from);
+    if (!row || this.t.stopped) throw fromNotFound(from);
+    let entry = this.t.opened.get(from);
+    if (entry?.closing) {
+      await entry.closing;
+      entry = this.t.opened.get(from);
+    }
+    entry ??= await this.routing.open(row);
+    const { comp, opened } = entry;
+    return { db: opened.db, path: opened.path, nowMs: () => comp.nowMs(), startMs: row.startMs, scenario: row.scenario };
+  }
+
+  /** What every create checks before it does anything (a fresh create checks its startTime, then its name). */
+  private check(input: Pick<CreateInput, "name" | "ttl" | "storage">): void {
+    this.checkCall(input);
+    this.checkLimit(input);
+  }
+
+  private checkCall(input: Pick<CreateInput, "ttl" | "storage">): void {
+    if (this.t.stopped) throw badRequest("The server is stopping");
+    ttlOf(input.ttl, this.t.o.wallNow());
+    this.storageOf(input);
+  }
+
+  private checkLimit(input: Pick<CreateInput, "name">): void {
+    checkName(input.name);
+    const { maxSandboxes } = this.t.o;
+    if (this.t.rows.size + this.t.creating >= maxSandboxes) throw tooMany(`Too many sandboxes (limit ${maxSandboxes})`);
+  }
+
+  private storageOf(input: Pick<CreateInput, "storage">): Storage {
+    const storage = input.storage ?? this.t.o.storage;
+    if (storage === "file" && this.t.o.dbPath === ":memory:") {
+      throw invalidField("storage", "file needs the server on a database file (SANDBOX_DB); this one runs on :memory:");
+    }
+    return storage;
+  }
+
+  /**
+   * The one way a sandbox comes to be: its database from its start's image, a copy settled in it, its
+   * services composed, its scenario loaded, its clock at its start (or its source's now), its row kept.
+   */
+  private async make(input: CreateInput, from: Start): Promise<Created> {
+    this.checkLimit(input);
+    const t = this.t;
+    const now = t.o.wallNow();
+    const ttlMs = ttlOf(input.ttl, now);
+    const storage = this.storageOf(input);
+    const id = this.ids.next("sandbox");
+    const start = from.copy ? from.copy.nowMs : from.startMs;
+    const row: Kept = {
+      id,
+      name: input.name ?? null,
+      startMs: from.startMs,
+      scenario: (from.scenario ?? null) as Kept["scenario"],
+      ttlMs,
+      createdReal: now,
+      lastUsedReal: now,
+      clockMs: start,
+      clockReal: now,
+      wakeReal: 0,
+      storage,
+    };
+    t.madeHere.add(row);
+    t.creating++;
+    let made: { comp: Composition; opened: Opened };
+    try {
+      const opened = await t.storage.create(id, storage, from.copy);
+      try {
+        // a copy settles what must not carry over from its source, before anything runs
+        if (from.copy) adoptCopy(opened.db, from.copy.nowMs);
+        const comp = t.o.builder.compose(
+          {
+            id,
+            made: from.made,
+            path: opened.path,
+            anchorNowMs: start,
+            startMs: row.startMs,
+            scenario: row.scenario ?? undefined,
+            origin: () => t.storage.origin(id, row.storage),
+            basePath: basePathOf(id),
+          },
+          opened.db,
+        );
+        made = { comp, opened };
+      } catch (err) {
+        const { released } = await t.storage.close(id, opened, true);
+        await t.storage.remove(id, storage, released);
+        throw err;
+      }
+    } finally {
+      t.creating--;
+    }
+    const { comp, opened } = made;
+    if (t.stopped) {
+      void this.closing.discard(id, comp, opened);
+      throw badRequest("The server is stopping");
+    }
+    let merchants: ReadonlyArray<SandboxMerchant> = [];
+    try {
+      if (input.scenario !== undefined) {
+        const loaded = comp.loadScenario(input.scenario);
+        merchants = loaded.merchants;
+        row.scenario = loaded.stored as Kept["scenario"];
+      } else if (from.copy && isScenario(row.scenario)) {
+        merchants = row.scenario.merchants;
+      }
+      t.store.insert(row);
+    } catch (err) {
+      // nothing left behind: its database goes with it
+      void this.closing.discard(id, comp, opened);
+      throw err;
+    }
+    // its time starts now that it is ready: the 201 says `now` = startTime (or its source's now)
+    comp.startClockAt(start);
+    row.clockReal = t.o.wallNow();
+    t.rows.set(id, row);
+    t.opened.set(id, { comp, opened, active: 0, lastReal: now });
+    return { ...t.summary(row), merchant: pickMerchant(merchants[0] ?? BUILTIN_MERCHANT) };
+  }
+}
+
+function isScenario(s: unknown): s is { merchants: SandboxMerchant[] } {
+  return typeof s === "object" && s !== null && Array.isArray((s as { merchants?: unknown }).merchants);
+}
+
+function pickMerchant(m: SandboxMerchant): SandboxMerchant {
+  return {
+    merchantKey: m.merchantKey,
+    merchantSecret: m.merchantSecret,
+    mid: m.mid,
+    merchantId: m.merchantId,
+    accountId: m.accountId,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Where a sandbox's database lives (docs/parallel-suites.md#storage): a file in `<db>-sandboxes/`, which
+ * survives a restart and a kill -9, or memory, which costs no file work at all and ends with the
+ * process. No file work runs on the event loop: the checkpointer thread writes a new file from the
+ * image, makes its first write and closes it last (`holdFile`); a copy's file is a kernel copy of its
+ * source's image file, written once per image, and its origin a link to that file (files.ts); files
+ * are removed by libuv's threads. A memory database is the image copied into SQLite's memory; closed
+ * when idle, it is kept as it is (the connection without its services) until it is opened again.
+ */
+import { readFileSync } from "node:fs";
+import { checkpointInBackground, type HeldFile, holdFile } from "../db/checkpointer.js";
+import { closeDb, type Db, openDb } from "../db/client.js";
+import { commitNow, enableGroupCommit } from "../db/commit.js";
+import type { Logger } from "../logger.js";
+import { forgetImage, type Image } from "../snapshots/source-images.js";
+import { copyImageFile, databasePath, imageName, originPath, removeFiles, removeImageFile, writeImageFile } from "./files.js";
+
+/** `file`: survives a restart; `memory`: faster, and gone when the process ends (docs/parallel-suites.md#storage). */
+export type Storage = "file" | "memory";
+
+/** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
+const CACHE_KIB = 4000;
+
+/** A sandbox's open database, as the registry keeps it. */
+export interface Opened {
+  db: Db;
+  storage: Storage;
+  /** Its file, or `:memory:`. */
+  path: string;
+}
+
+interface FileHold {
+  held: HeldFile | undefined;
+  stopCheckpoints: (opts?: { beforeClose?: boolean }) => Promise<void>;
+}
+
+export interface StorageOptions {
+  /** The folder of file-backed sandboxes; undefined on a `:memory:` server (memory only). */
+  folder: string | undefined;
+  /** The server's settings for every database: one commit per turn, the WAL checkpointed off the request path. */
+  groupCommit: boolean;
+  /** A new sandbox's database: migrated, the built-in merchant seeded. */
+  freshImage: () => Image;
+  logger: Logger;
+}
+
+export class SandboxStorage {
+  /** Memory databases of sandboxes that are closed: kept as they are until opened again. */
+  private readonly parked = new Map<string, Db>();
+  /** The image each memory-backed copy was made from (shared by the copies of one image). */
+  private readonly origins = new Map<string, Image>();
+  private readonly holds = new WeakMap<Db, FileHold>();
+  /** Per source (a sandbox id, or `root`): its image as a file, which file-backed copies are made from. */
+  private readonly imageFiles = new Map<string, { image: Image; file: Promise<string> }>();
+
+  constructor(private readonly o: StorageOptions) {}
+
+  /** A new sandbox's database: the fresh image's, or a copy of `copy.image` (a fork's source's, or a loaded snapshot's). */
+  async create(id: string, storage: Storage, copy?: { image: Image; source?: string | undefined }): Promise<Opened> {
+    if (storage === "memory") {
+      const db = this.memory(copy?.image ?? this.o.freshImage());
+      if (copy) this.origins.set(id, copy.image);
+      return { db, storage, path: ":memory:" };
+    }
+    const path = databasePath(this.folder(), id);
+    if (!copy) return this.file(path, { image: this.o.freshImage(), migrated: true });
+    const imageFile = this.imageFile(copy.image, copy.source);
+    try {
+      await copyImageFile(await imageFile, path);
+      return await this.file(path, { migrated: true });
+    } catch (err) {
+      await removeFiles(path);
+      throw err;
+    } finally {
+      // an image of no source (a snapshot file's) makes one copy: its file goes once it is made
+      if (copy.source === undefined) void imageFile.then(removeImageFile, () => undefined).catch(() => undefined);
+    }
+  }
+
+  /** A closed sandbox's database opened again; `migrated`: its file was written by this process (no migrations to check). */
+  async reopen(id: string, storage: Storage, migrated: boolean): Promise<Opened> {
+    if (storage === "file") return this.file(databasePath(this.folder(), id), { image: this.o.freshImage(), migrated });
+    const db = this.parked.get(id);
+    if (!db) throw new Error(`no memory database for ${id}`);
+    this.parked.delete(id);
+    return { db, storage, path: ":memory:" };
+  }
+
+  /**
+   * After its composition closed: a file is closed (the checkpointer thread copies its WAL back and
+   * closes it last, in its own time: `released`); a memory one is kept for its next open, unless
+   * `forGood` (a deletion). Its image for copies is let go either way.
+   */
+  async close(id: string, opened: Opened, forGood: boolean): Promise<{ released: Promise<void> }> {
+    forgetImage(opened.db);
+    this.forgetSource(id);
+    if (opened.storage === "memory") {
+      if (forGood) closeDb(opened.db);
+      else {
+        commitNow(opened.db.$client);
+        // its page cache goes: the pages themselves are its memory database
+        opened.db.$client.pragma("shrink_memory");
+        this.parked.set(id, opened.db);
+      }
+      return { released: Promise.resolve() };
+    }
+    const hold = this.holds.get(opened.db);
+    await hold?.stopCheckpoints({ beforeClose: true });
+    closeDb(opened.db);
+    return { released: hold?.held ? hold.held.release() : Promise.resolve() };
+  }
+
+  /** Everything a deleted sandbox had: its files once the thread has let them go, or its memory. */
+  async remove(id: string, storage: Storage, released: Promise<void> = Promise.resolve()): Promise<void> {
+    this.origins.delete(id);
+    const parked = this.parked.get(id);
+    if (parked) closeDb(parked);
+    this.parked.delete(id);
+    this.forgetSource(id);
+    if (storage === "file") {
+      await released;
+      await removeFiles(databasePath(this.folder(), id));
+    }
+  }
+
+  /** The image a copy was made from, which its `reset {"snapshot": true}` goes back to (a file-backed one's is its origin file). */
+  origin(id: string, storage: Storage): Image | undefined {
+    if (storage === "memory") return this.origins.get(id);
+    try {
+      return readFileSync(originPath(databasePath(this.folder(), id)));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The image file of a source is let go (it changed, closed or went): copies made from it keep their links. */
+  forgetSource(source: string): void {
+    const had = this.imageFiles.get(source);
+    if (!had) return;
+    this.imageFiles.delete(source);
+    had.file.then(removeImageFile, () => undefined).catch(() => undefined);
+  }
+
+  private folder(): string {
+    if (this.o.folder === undefined) throw new Error("file storage on a :memory: server");
+    return this.o.folder;
+  }
+
+  /** The image as a file to copy from: written once per image of a source (a load's, once). */
+  private imageFile(image: Image, source: string | undefined): Promise<string> {
+    const had = source === undefined ? undefined : this.imageFiles.get(source);
+    if (had && had.image === image) return had.file;
+    if (source !== undefined) this.forgetSource(source);
+    const file = writeImageFile(this.folder(), imageName(), image);
+    if (source !== undefined) this.imageFiles.set(source, { image, file });
+    return file;
+  }
+
+  private memory(image: Image): Db {
+    const db = openDb(":memory:", { image, cacheKiB: CACHE_KIB });
+    if (this.o.groupCommit) enableGroupCommit(db.$client);
+    return db;
+  }
+
+  /**
+   * A file database: the checkpointer thread prepares and holds it first (written from `image` when
+   * it does not exist yet), then this connection opens it; with group commit, the thread also
+   * checkpoints it in the background. Without the thread, the file is opened here as before.
+   */
+  private async file(path: string, o: { image?: Image; migrated: boolean }): Promise<Opened> {
+    const held = await holdFile(path, o.image);
+    let db: Db;
+    try {
+      db = openDb(path, { ...(held ? {} : o.image ? { image: o.image } : {}), migrated: o.migrated, cacheKiB: CACHE_KIB });
+    } catch (err) {
+      void held?.release();
+      throw err;
+    }
+    if (this.o.groupCommit) enableGroupCommit(db.$client);
+    const stopCheckpoints = this.o.groupCommit ? checkpointInBackground(db, path) : async () => undefined;
+    this.holds.set(db, { held, stopCheckpoints });
+    return { db, storage: "file", path };
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * A snapshot file as an image this build opens (docs/snapshots.md): read and checked, an older
+ * schema brought up to date, or a 400 saying why not. Pure work on bytes, proportional to the file:
+ * the image thread runs it (image-thread.ts), never the event loop.
+ */
+import { type Db, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { badRequest } from "../platform/errors.js";
+import { checkImage, checkMeta } from "./check.js";
+import { readSnapshot, type Snapshot, type SnapshotMeta } from "./snapshot-file.js";
+
+/** A snapshot's state: its database image (rollback-journal marked, as a memory database opens it) and its clock's now. */
+export interface LoadedSnapshot {
+  image: Buffer;
+  nowMs: number;
+  meta: SnapshotMeta;
+}
+
+const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
+
+/**
+ * A snapshot file as a state this build opens, or a 400 saying why not: the file's header and
+ * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts); an older
+ * schema is migrated (the migrations it lacks run on it), a newer one refused. The
+ * image is written into `alloc(length)` (shared memory, from the image thread).
+ */
+export function loadSnapshot(bytes: Buffer, alloc: (length: number) => Buffer = Buffer.allocUnsafe): LoadedSnapshot {
+  const snap: Snapshot = readSnapshot(bytes);
+  const ours = migrationHashes();
+  if (snap.migrations > ours.length) {
+    throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
+  }
+  let image = alloc(snap.image.length);
+  snap.image.copy(image);
+  journalImage(image);
+  const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
+  if (problem !== undefined) throw refused(problem);
+  if (snap.migrations < ours.length) {
+    // an older schema: the migrations it lacks run over it
+    let db: Db | undefined;
+    let migrated: Buffer;
+    try {
+      db = openDb(":memory:", { image, migrated: false });
+      migrated = db.$client.serialize();
+    } catch (err) {
+      throw refused(`its database could not be migrated to this server's schema (${(err as Error).message})`);
+    } finally {
+      db?.$client.close();
+    }
+    image = alloc(migrated.length);
+    migrated.copy(image);
+    journalImage(image);
+  }
+  return { image, nowMs: snap.nowMs, meta: snap.meta };
+}
