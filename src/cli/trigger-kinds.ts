@@ -77,7 +77,8 @@ const DEVICE = {
   javaEnabled: false,
   javaScriptEnabled: true,
 };
-const expiry = () => ({ expMonth: "12", expYear: String(new Date().getUTCFullYear() + 5) });
+/** An expiry the gateway takes whatever the sandbox's clock (it checks "not in the past" against it). */
+const expiry = () => ({ expMonth: "12", expYear: "2099" });
 
 const redirects = (api: TriggerApi) => {
   const origin = new URL(api.callbackUrl).origin;
@@ -95,7 +96,7 @@ async function cardPayment(api: TriggerApi, card: TestCard, threeDs?: "success" 
     callbackUrl: api.callbackUrl,
     ...redirects(api),
     billingDetails: BILLING,
-    order: { orderId: `trigger-${Date.now()}` },
+    order: { orderId: `trigger-${randomUUID()}` },
     device: DEVICE,
   });
   const id = String(answer.transactionId);
@@ -233,7 +234,7 @@ const subscriptionKinds = (): TriggerKind[] =>
               interval: 1,
               startDate: String(clock.now).slice(0, 10),
             },
-            order: { orderId: `trigger-${Date.now()}` },
+            order: { orderId: `trigger-${randomUUID()}` },
             device: DEVICE,
             callbackUrl: api.callbackUrl,
             ...redirects(api),

@@ -10,13 +10,17 @@
  */
 import { methodOf } from "../modules/apm/methods.js";
 import type { Act, Answering, Behaviour } from "../platform/behaviours.js";
-import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
+import { BUILTIN_MERCHANT, TEST_CARDS } from "../platform/fixtures.js";
 import { hintOf } from "./hints.js";
 
 /** Where a recipe's clock starts: its dates (a subscription's startDate) are written from it. */
 export const RECIPE_START = "2026-03-01T09:00:00Z";
 const TODAY = RECIPE_START.slice(0, 10);
-const APPROVED = "4111111111111111";
+/** The first test card approved in every column (fixtures/test-cards.json). */
+const APPROVED = (
+  TEST_CARDS.find((c) => [c.payment, c.recurring.first, c.recurring.later, c.payout].every((o) => o.status === "SUCCEED")) ??
+  (TEST_CARDS[0] as (typeof TEST_CARDS)[number])
+).number;
 
 /** The merchant a recipe with chaos or a processing currency adds and acts as. */
 const MERCHANT = {
