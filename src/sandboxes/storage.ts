@@ -11,6 +11,7 @@ import { readFileSync } from "node:fs";
 import { checkpointInBackground, type HeldFile, holdFile } from "../db/checkpointer.js";
 import { closeDb, type Db, openDb } from "../db/client.js";
 import { commitNow, enableGroupCommit } from "../db/commit.js";
+import { type GiveBack, giveBackFreedMemory } from "../db/give-back.js";
 import type { Logger } from "../logger.js";
 import { forgetImage, type Image } from "../snapshots/source-images.js";
 import { copyImageFile, databasePath, imageName, originPath, removeFiles, removeImageFile, writeImageFile } from "./files.js";
@@ -20,6 +21,9 @@ export type Storage = "file" | "memory";
 
 /** Page cache of a sandbox's connection (KiB): many are open at once, each with a small working set. */
 const CACHE_KIB = 4000;
+
+/** Memory databases closed for good (bytes) before their memory is given back to the system (src/db/give-back.ts). */
+const GIVE_BACK_AFTER = 16 * 1024 * 1024;
 
 /** A sandbox's open database, as the registry keeps it. */
 export interface Opened {
@@ -52,6 +56,8 @@ export class SandboxStorage {
   private readonly holds = new WeakMap<Db, FileHold>();
   /** Per source (a sandbox id, or `root`): its image as a file, which file-backed copies are made from. */
   private readonly imageFiles = new Map<string, { image: Image; file: Promise<string> }>();
+  /** Bytes of the memory databases closed for good since memory was last given back. */
+  private freed = 0;
 
   constructor(private readonly o: StorageOptions) {}
 
@@ -95,7 +101,7 @@ export class SandboxStorage {
     forgetImage(opened.db);
     this.forgetSource(id);
     if (opened.storage === "memory") {
-      if (forGood) closeDb(opened.db);
+      if (forGood) this.closeMemory(opened.db);
       else {
         commitNow(opened.db.$client);
         // its page cache goes: the pages themselves are its memory database
@@ -114,7 +120,7 @@ export class SandboxStorage {
   async remove(id: string, storage: Storage, released: Promise<void> = Promise.resolve()): Promise<void> {
     this.origins.delete(id);
     const parked = this.parked.get(id);
-    if (parked) closeDb(parked);
+    if (parked) this.closeMemory(parked);
     this.parked.delete(id);
     this.forgetSource(id);
     if (storage === "file") {
@@ -139,6 +145,26 @@ export class SandboxStorage {
     if (!had) return;
     this.imageFiles.delete(source);
     had.file.then(removeImageFile, () => undefined).catch(() => undefined);
+  }
+
+  /**
+   * Once memory databases of 16 MB or more have been closed for good, their freed memory goes back
+   * to the system (the registry's tick): glibc would keep it (src/db/give-back.ts). Undefined: not yet.
+   */
+  giveBack(): GiveBack | undefined {
+    if (this.freed < GIVE_BACK_AFTER) return undefined;
+    this.freed = 0;
+    return giveBackFreedMemory();
+  }
+
+  /** A memory database closed for good: its size counts towards the next give-back. */
+  private closeMemory(db: Db): void {
+    const sqlite = db.$client;
+    if (sqlite.open) {
+      const pages = sqlite.pragma("page_count", { simple: true }) as number;
+      this.freed += pages * (sqlite.pragma("page_size", { simple: true }) as number);
+    }
+    closeDb(db);
   }
 
   private folder(): string {

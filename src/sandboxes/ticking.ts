@@ -2,7 +2,8 @@
  * The registry's tick, once a real second (main.ts's timer; docs/parallel-suites.md): expired
  * sandboxes deleted, closed ones whose work fell due opened, what is due started in every open one,
  * idle ones and those beyond the open limit closed one after another (eviction.ts chooses), and the
- * last uses and the heartbeat saved in the root's database.
+ * last uses and the heartbeat saved in the root's database; the memory of deleted memory-backed
+ * sandboxes given back to the system (storage.ts).
  */
 import type { Closing } from "./closing.js";
 import { due, expired, idle, overflow } from "./eviction.js";
@@ -34,6 +35,7 @@ export async function tick(t: Table, routing: Routing, closing: Closing): Promis
   // ones closing for another reason (a deletion waits for its webhooks) are not waited for
   await Promise.all([...t.opened].filter(([id]) => t.rows.has(id)).map(([, e]) => e.closing));
   flush(t, now);
+  t.storage.giveBack();
 }
 
 /** Last use and the heartbeat (how far the clocks ran before a crash) go to the root's database. */
