@@ -96,7 +96,8 @@ describe(`the native addon under forced GCs, on Node ${process.versions.node}`, 
     const code = await server.stop("SIGTERM");
     expect(server.output()).not.toMatch(NATIVE_ABORT);
     expect(code).toBe(0);
-  }, 300_000);
+    // a full GC every 100 ms: 46 s on 2 quiet cores, past 300 s at load 11-15 (load-bound, no hang)
+  }, 480_000);
 
   it("paysandbox run over the scenario library exits 0", () => {
     const files = readdirSync(join(ROOT, "scenarios"))
