@@ -35,6 +35,10 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.constantFrom("PT1M", "PT3H", "P1D", "P10D").map<Op>((by) => ({ kind: "advance", by })),
 );
 
+const DAY_MS = 86_400_000;
+const CARD_TOKEN_DAYS = 90;
+const DURATION_MS: Record<string, number> = { PT1M: 60_000, PT3H: 3 * 3_600_000, P1D: DAY_MS, P10D: 10 * DAY_MS };
+
 /** The status path of each kind of id the sandbox hands out here. */
 const statusPath = (id: string) =>
   id.startsWith("rf_") ? `/api/v1/refunds/card/status/${id}` : `/api/v1/payments/card/status/${id}`;
@@ -44,12 +48,15 @@ describe("a fork under load", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), fc.integer({ min: 1, max: 12 }), async (ops, inFlight) => {
         const src = await s.create({ startTime: "2027-01-01T00:00:00Z" });
-        const auth = await s.token(src.base);
+        // an access token lasts 30 days of the sandbox's clock and the advances below can pass that:
+        // a new one is taken after each advance, as a client would
+        let auth = await s.token(src.base);
         const post = (base: string, path: string, body: object) =>
           s.http.post(`${base}${path}`).set("authorization", auth).send(body);
         const acknowledged: string[] = [];
         const payments: string[] = [];
-        const tokens: string[] = [];
+        const tokens: { token: string; at: number }[] = [];
+        let elapsedMs = 0; // sandbox time advanced since the start, to know which card tokens still live
         for (const o of ops) {
           if (o.kind === "pay") {
             const res = await post(src.base, "/api/v1/payments/card", cardPaymentBody());
@@ -62,12 +69,14 @@ describe("a fork under load", () => {
           } else if (o.kind === "tokenize") {
             const res = await post(src.base, "/api/v1/payments/card/tokenize", tokenizeBody());
             expect(res.status).toBe(200);
-            tokens.push(res.body.token);
+            tokens.push({ token: res.body.token, at: elapsedMs });
           } else if (o.kind === "charge" && tokens.length > 0) {
-            const res = await post(src.base, "/api/v1/payments/card/charge", chargeBody(tokens.at(-1)!, "http://127.0.0.1:9/cb"));
+            const res = await post(src.base, "/api/v1/payments/card/charge", chargeBody(tokens.at(-1)!.token, "http://127.0.0.1:9/cb"));
             if (res.status === 200) acknowledged.push(res.body.transactionId);
           } else if (o.kind === "advance") {
             await s.http.post(`${src.base}/_sandbox/clock/advance`).send({ by: o.by }).expect(200);
+            elapsedMs += DURATION_MS[o.by]!;
+            auth = await s.token(src.base);
           }
         }
         // payments keep coming while the fork is taken: those answered before the fork answered must be in it
@@ -92,9 +101,13 @@ describe("a fork under load", () => {
             expect(inCopy.body).toEqual(inSource.body);
           }
         }
+        // a card token lives 90 days (SANDBOX_TOKEN_TTL_DAYS): one past that is refused in the copy as in the source
         for (const t of tokens) {
-          const charged = await post(copy, "/api/v1/payments/card/charge", chargeBody(t, "http://127.0.0.1:9/cb"));
-          expect(charged.status).toBe(200);
+          const charged = await post(copy, "/api/v1/payments/card/charge", chargeBody(t.token, "http://127.0.0.1:9/cb"));
+          // its expiry is a date, so within a day of the 90th either answer is right
+          const ageDays = (elapsedMs - t.at) / DAY_MS;
+          const expected = ageDays < CARD_TOKEN_DAYS - 1 ? [200] : ageDays > CARD_TOKEN_DAYS + 1 ? [400] : [200, 400];
+          expect(expected, `token ${ageDays} days old`).toContain(charged.status);
         }
         // both go on independently
         const a = await post(src.base, "/api/v1/payments/card", cardPaymentBody());
@@ -106,7 +119,11 @@ describe("a fork under load", () => {
         expect((await s.http.get(`${src.base}/_sandbox/clock`)).body.now).toBe(srcNow);
         for (const id of [src.id, fork.body.id]) await s.http.delete(`/_sandbox/sandboxes/${id}?force=true`).expect(204);
       }),
-      { numRuns: 12 },
+      {
+        numRuns: 12,
+        // past the 30 days an access token lasts, with no request after the last advance
+        examples: [[[{ kind: "pay" }, { kind: "tokenize" }, ...Array.from({ length: 8 }, (): Op => ({ kind: "advance", by: "P10D" }))], 4]],
+      },
     );
   }, 120_000);
 });
