@@ -11,25 +11,23 @@
  * Prints JSON lines: {"bench":"apm-payin",...} and {"bench":"hpp-page",...}.
  */
 import { createHmac } from "node:crypto";
-import { emit, load, loaderFor, merchantToken, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import { APM_BILLING, exampleDevice } from "../src/platform/examples.js";
+import {
+  emit,
+  load,
+  loaderFor,
+  merchantToken,
+  paymentBody,
+  paymentLoad,
+  startBareFloor,
+  startCountingReceiver,
+  startSandbox,
+} from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
 const CONNECTIONS = 32;
 const SECRET = "sandbox_merchant_secret";
-
-const billing = {
-  firstName: "Bench",
-  lastName: "Mark",
-  address1: "1 Load St",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  phone: "+442071234567",
-  email: "bench@example.com",
-  dateOfBirth: "1990-01-31",
-};
 
 function apmBody(requestId: string, callbackUrl: string, payload?: Record<string, string>): string {
   return JSON.stringify({
@@ -43,8 +41,8 @@ function apmBody(requestId: string, callbackUrl: string, payload?: Record<string
       ...(payload ?? { accountNumber: "000123456789", bankName: "Bench Bank", accountHolderName: "Bench Mark" }),
     },
     order: { orderId: requestId },
-    billingDetails: billing,
-    device: { ip: "203.0.113.7", userAgent: "autocannon" },
+    billingDetails: APM_BILLING,
+    device: exampleDevice("autocannon"),
     callbackUrl,
     successRedirectUrl: "https://shop.example/ok",
     failureRedirectUrl: "https://shop.example/ko",
@@ -78,15 +76,7 @@ try {
   const apm = (d: number) => post("/api/v1/payments/apm", (id) => apmBody(id, receiver.url), d);
   const cards = (d: number) => post("/api/v1/payments/card", (id) => paymentBody(id, receiver.url), d);
   const inserts = (duration: number) =>
-    load({
-      url: floor.url,
-      method: "POST",
-      path: "/",
-      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
-      loader,
-      connections: CONNECTIONS,
-      duration,
-    });
+    paymentLoad(floor, { callbackUrl: receiver.url, loader, connections: CONNECTIONS, duration });
 
   await inserts(WARMUP);
   const f = await inserts(DURATION);

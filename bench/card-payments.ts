@@ -22,13 +22,13 @@
  * Prints JSON lines: {"bench":"card-payment","rps","p50","p99","cpuUsPerReq","floorRps","ratio",
  * "webhooksPerSec","drainMs","sustainedRps","cpuUsPerReqWithDrain",...}, {"bench":"card-payment-no-callback",...}, {"bench":"card-payment-1conn",...}.
  */
-import { setTimeout as delay } from "node:timers/promises";
 import {
-  type CountingReceiver,
+  drained,
   emit,
-  load,
+  figures,
   merchantToken,
   paymentBody,
+  paymentLoad,
   processCpuMs,
   sequentialLatency,
   startBareFloor,
@@ -41,25 +41,6 @@ const WARMUP = Math.min(3, DURATION);
 const SHORT_WARMUP = Math.min(1, DURATION);
 const CONNECTIONS = 32;
 
-const POLL_MS = 100;
-
-/**
- * Waits until the receiver's count stops growing (the webhooks still queued are delivered); returns
- * it and the ms from the call to the last poll that saw it grow (0 when nothing was left).
- */
-async function drained(receiver: CountingReceiver, timeoutMs = 30_000): Promise<{ count: number; ms: number }> {
-  const t0 = performance.now();
-  let last = await receiver.received();
-  let grewAt = t0;
-  for (;;) {
-    await delay(POLL_MS);
-    const now = await receiver.received();
-    if (now === last || performance.now() - t0 > timeoutMs) return { count: now, ms: Math.round(grewAt - t0) };
-    last = now;
-    grewAt = performance.now();
-  }
-}
-
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
 const sandbox = await startSandbox();
@@ -71,40 +52,18 @@ try {
     const prefix = `bench-${++run}-`;
     return (i: number) => paymentBody(`${prefix}${i}`, receiver.url);
   };
-  const noCallback = () => {
-    const prefix = `bench-${++run}-`;
-    return (i: number) => paymentBody(`${prefix}${i}`);
-  };
-  const payments = (bodyFor: (i: number) => string, duration: number) =>
-    load({
-      url: sandbox.url,
-      method: "POST",
-      path: "/api/v1/payments/card",
-      headers: { authorization: token },
-      bodyFor,
-      connections: CONNECTIONS,
-      duration,
-      pid: sandbox.pid,
-    });
-  const inserts = (duration: number) =>
-    load({
-      url: floor.url,
-      method: "POST",
-      path: "/",
-      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
-      connections: CONNECTIONS,
-      duration,
-      pid: floor.pid,
-    });
+  const payments = (callbackUrl: string | undefined, duration: number) =>
+    paymentLoad(sandbox, { token, callbackUrl, connections: CONNECTIONS, duration });
+  const inserts = (duration: number) => paymentLoad(floor, { callbackUrl: receiver.url, connections: CONNECTIONS, duration });
 
   await inserts(WARMUP);
   const f = await inserts(DURATION);
 
   // with a callback: the webhooks the receiver got during the run, per second of the run
-  await payments(withCallback(), WARMUP);
+  await payments(receiver.url, WARMUP);
   const before = (await drained(receiver)).count;
   const cpuBefore = processCpuMs(sandbox.pid);
-  const p = await payments(withCallback(), DURATION);
+  const p = await payments(receiver.url, DURATION);
   const during = (await receiver.received()) - before;
   const webhooksPerSec = Math.round(during / DURATION);
   // under overload, webhooks fall behind the answers: what the payments cost with all of their
@@ -119,8 +78,8 @@ try {
       : undefined;
 
   // without a callback
-  await payments(noCallback(), SHORT_WARMUP);
-  const n = await payments(noCallback(), DURATION);
+  await payments(undefined, SHORT_WARMUP);
+  const n = await payments(undefined, DURATION);
 
   // one connection, one payment (with a callback) at a time
   const s = await sequentialLatency({
@@ -197,15 +156,9 @@ try {
     loader: p.loader,
   });
   emit("card-payment-no-callback", {
-    rps: n.rps,
-    p50: n.p50,
-    p99: n.p99,
-    cpuUsPerReq: n.cpuUsPerReq,
+    ...figures(n),
     floorRps: f.rps,
     ratio: Number(ratioN.toFixed(3)),
-    errors: n.errors,
-    non2xx: n.non2xx,
-    loader: n.loader,
   });
   emit("card-payment-1conn", {
     rps: s.rps,

@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/db/client.js";
 import { TRANSACTION_KINDS } from "../src/modules/transactions/kinds.js";
-import { emit, load, median, percentile, printTable, startSandbox } from "./lib.js";
+import { emit, figures, load, median, percentile, printTable, startSandbox } from "./lib.js";
 
 const ROWS = 10_000;
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
@@ -213,15 +213,7 @@ try {
     console.log(
       `\nGET / under load (4 connections, ${DURATION} s): ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, ${r.cpuUsPerReq} µs CPU/req`,
     );
-    emit("dashboard list under load", {
-      rps: r.rps,
-      p50: r.p50,
-      p99: r.p99,
-      cpuUsPerReq: r.cpuUsPerReq,
-      errors: r.errors,
-      non2xx: r.non2xx,
-      loader: r.loader,
-    });
+    emit("dashboard list under load", figures(r));
     if (r.non2xx > 0 || r.errors > 0) failed = true;
   } finally {
     agent.destroy();

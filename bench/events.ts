@@ -27,7 +27,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { SseParser } from "../src/cli/sse.js";
-import { emit, load, merchantToken, paymentBody, percentile, type Running, startCountingReceiver, startSandbox } from "./lib.js";
+import {
+  emit,
+  merchantToken,
+  paymentBody,
+  paymentLoad,
+  percentile,
+  type Running,
+  startCountingReceiver,
+  startSandbox,
+} from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -189,20 +198,8 @@ try {
   const sandbox = await startSandbox();
   servers.push(sandbox);
   const token = await merchantToken(sandbox.url);
-  let run = 0;
-  const payments = (duration: number) => {
-    const prefix = `evb-${++run}-`;
-    return load({
-      url: sandbox.url,
-      method: "POST",
-      path: "/api/v1/payments/card",
-      headers: { authorization: token },
-      bodyFor: (i) => paymentBody(`${prefix}${i}`, receiver.url),
-      connections: CONNECTIONS,
-      duration,
-      pid: sandbox.pid,
-    });
-  };
+  const payments = (duration: number) =>
+    paymentLoad(sandbox, { token, callbackUrl: receiver.url, connections: CONNECTIONS, duration });
   await payments(WARMUP);
   const bare: Awaited<ReturnType<typeof payments>>[] = [];
   const listened: Awaited<ReturnType<typeof payments>>[] = [];

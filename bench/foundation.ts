@@ -7,7 +7,7 @@
  * Run alone with `npx tsx bench/foundation.ts` (after `npm run build`); BENCH_DURATION=s shortens it.
  */
 import { cpus, loadavg } from "node:os";
-import { coldStart, emit, type LoadResult, load, npmStartMs, printTable, startBareFloor, startSandbox } from "./lib.js";
+import { coldStart, emit, figures, type LoadResult, load, npmStartMs, printTable, startBareFloor, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -67,15 +67,9 @@ try {
           : `; ${(ratio * 100).toFixed(0)}% of the floor (target ≥ ${t.minRatio * 100}%: ${pass ? "met" : "MISSED"})`),
     );
     emit(t.name, {
-      rps: r.rps,
-      p50: r.p50,
-      p99: r.p99,
-      cpuUsPerReq: r.cpuUsPerReq,
-      errors: r.errors,
-      non2xx: r.non2xx,
+      ...figures(r),
       connections: CONNECTIONS,
       duration: DURATION,
-      loader: r.loader,
       ...(t.minRatio === undefined ? {} : { floorRps, vsFloor: Number(ratio.toFixed(3)), target: `>=${t.minRatio}`, pass }),
     });
     rows.push({

@@ -14,7 +14,8 @@
  * Run with `npx tsx bench/mixed.ts` after `node scripts/build.mjs` (BENCH_DURATION=s, default 10).
  * Prints one JSON line: {"bench":"mixed","rps","p50","p99","cpuUsPerReq","errors","non2xx",...}.
  */
-import { emit, loadMixed, merchantToken, paymentBody, startCountingReceiver, startSandbox } from "./lib.js";
+import { exampleDevice } from "../src/platform/examples.js";
+import { emit, figures, loadMixed, merchantToken, paymentBody, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -22,27 +23,13 @@ const CONNECTIONS = 32;
 const PARENTS = 1_000;
 const THREE_DS = 200;
 
-const THREE_DS_DEVICE = {
-  ip: "203.0.113.7",
-  userAgent: "autocannon",
-  accept: "text/html",
-  acceptLanguage: "en-US",
-  deviceLanguage: "en",
-  colorDepth: "24",
-  screenHeight: "1080",
-  screenWidth: "1920",
-  deviceTimezone: "-60",
-  javaEnabled: false,
-  javaScriptEnabled: true,
-};
-
 /** A card payment body asking for 3DS, with the redirect URLs and device fields 3DS requires. */
 function threeDsBody(requestId: string, callbackUrl: string): string {
   const body = JSON.parse(paymentBody(requestId, callbackUrl)) as Record<string, unknown> & { card: Record<string, unknown> };
   body.card.requestThreeDSecure = true;
   body.successRedirectUrl = "https://shop.example/ok";
   body.failureRedirectUrl = "https://shop.example/ko";
-  body.device = THREE_DS_DEVICE;
+  body.device = exampleDevice("autocannon", "3ds");
   return JSON.stringify(body);
 }
 
@@ -158,17 +145,11 @@ try {
       `${m.errors} errors, ${m.non2xx} non-2xx, ${m.total} requests; webhooks received ${webhooksPerSec}/s`,
   );
   emit("mixed", {
-    rps: m.rps,
-    p50: m.p50,
-    p99: m.p99,
-    cpuUsPerReq: m.cpuUsPerReq,
-    errors: m.errors,
-    non2xx: m.non2xx,
+    ...figures(m),
     total: m.total,
     webhooksPerSec,
     connections: CONNECTIONS,
     duration: DURATION,
-    loader: m.loader,
   });
 } finally {
   await sandbox.stop();

@@ -10,7 +10,7 @@
  * Run with `npx tsx bench/recording.ts` after `node scripts/build.mjs` (BENCH_DURATION=s per phase).
  * Prints one JSON line {"bench":"recording-cost","offRps","onRps","loss","offCpuUs","onCpuUs","pass"}.
  */
-import { emit, load, merchantToken, paymentBody, startCountingReceiver, startSandbox } from "./lib.js";
+import { emit, merchantToken, paymentLoad, startCountingReceiver, startSandbox } from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -24,20 +24,8 @@ try {
     [off, await merchantToken(off.url)],
     [on, await merchantToken(on.url)],
   ]);
-  let run = 0;
-  const pay = (server: typeof on, duration: number) => {
-    const prefix = `rec-${++run}-`;
-    return load({
-      url: server.url,
-      method: "POST",
-      path: "/api/v1/payments/card",
-      headers: { authorization: tokens.get(server) ?? "" },
-      bodyFor: (i) => paymentBody(`${prefix}${i}`, receiver.url),
-      connections: CONNECTIONS,
-      duration,
-      pid: server.pid,
-    });
-  };
+  const pay = (server: typeof on, duration: number) =>
+    paymentLoad(server, { token: tokens.get(server) ?? "", callbackUrl: receiver.url, connections: CONNECTIONS, duration });
   await pay(off, WARMUP);
   await pay(on, WARMUP);
   const results = { off: [] as Array<Awaited<ReturnType<typeof pay>>>, on: [] as Array<Awaited<ReturnType<typeof pay>>> };

@@ -7,7 +7,16 @@
  * The three are interleaved in rotated rounds (the database grows during the run).
  * Run with `npx tsx bench/refunds-payouts.ts` after `node scripts/build.mjs` (BENCH_DURATION=s).
  */
-import { emit, load, merchantToken, paymentBody, startBareFloor, startCountingReceiver, startSandbox } from "./lib.js";
+import {
+  emit,
+  load,
+  merchantToken,
+  paymentBody,
+  paymentLoad,
+  startBareFloor,
+  startCountingReceiver,
+  startSandbox,
+} from "./lib.js";
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
@@ -46,10 +55,8 @@ try {
   }
 
   let run = 0;
-  const payments = (d: number) => {
-    const prefix = `pay-${++run}-`;
-    return post("/api/v1/payments/card", (i) => paymentBody(`${prefix}${i}`, receiver.url), d);
-  };
+  const payments = (d: number) =>
+    paymentLoad(sandbox, { token, callbackUrl: receiver.url, connections: CONNECTIONS, duration: d });
   const refunds = (d: number) => {
     const prefix = `rf-${++run}-`;
     return post(
@@ -83,15 +90,7 @@ try {
       d,
     );
   };
-  const inserts = (d: number) =>
-    load({
-      url: floor.url,
-      method: "POST",
-      path: "/",
-      bodyFor: (i) => paymentBody(`floor-${i}`, receiver.url),
-      connections: CONNECTIONS,
-      duration: d,
-    });
+  const inserts = (d: number) => paymentLoad(floor, { callbackUrl: receiver.url, connections: CONNECTIONS, duration: d });
 
   await inserts(WARMUP);
   const f = await inserts(DURATION);

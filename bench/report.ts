@@ -14,13 +14,13 @@
  * one format); BENCH_MAIN=/other/dist/main.js runs another build (A/B), BENCH_NODE_ARGS="--cpu-prof"
  * passes node flags to the server.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/db/client.js";
 import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
-import { emit, healthProbe, probeFor, processCpuMs, startSandbox } from "./lib.js";
+import { emit, healthProbe, probeFor, processCpuMs, rssMb, startSandbox } from "./lib.js";
 
 const rowsArg = process.argv.indexOf("--rows");
 const ROWS = rowsArg >= 0 ? Number(process.argv[rowsArg + 1]) : 1_000_000;
@@ -58,11 +58,6 @@ function seed(path: string, rows: number): number {
   db.$client.close();
   return (performance.now() - t0) / 1000;
 }
-
-const rssMb = (pid: number): number => {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : 0;
-};
 
 interface Download {
   status: number;

@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { CARD_BILLING, exampleDevice } from "../src/platform/examples.js";
 import { emit, median, printTable, ROOT } from "./lib.js";
 
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-bench-run-"));
@@ -27,20 +28,10 @@ const PAYMENT = {
     cvv: "737",
     requestThreeDSecure: false,
   },
-  billingDetails: {
-    firstName: "Ada",
-    lastName: "Lovelace",
-    address1: "1 Analytical Way",
-    city: "London",
-    state: "LDN",
-    country: "GB",
-    postalCode: "N1 9GU",
-    email: "ada@example.com",
-    dateOfBirth: "1990-12-10",
-  },
+  billingDetails: CARD_BILLING,
   order: { orderId: "o-1", title: "bench" },
   lang: "en",
-  device: { ip: "203.0.113.7", userAgent: "bench" },
+  device: exampleDevice("bench"),
   callbackUrl: "${callbackUrl}",
 };
 

@@ -6,9 +6,8 @@
  *
  * Targets: 10,000 in ≤ 3 s; 100,000 in ≤ 30 s with peak RSS ≤ 300 MB.
  * Each size runs in its own child process, so its peak RSS is its own.
- * Run alone with `npx tsx bench/subscriptions.ts` (or one size: `... --size 10000`).
+ * Run alone with `npx tsx bench/subscriptions.ts` (or one size: `... --size 10000`, or BENCH_SIZE=10000).
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,9 +15,8 @@ import { defaultConfig } from "../src/config.js";
 import { createContext } from "../src/context.js";
 import { openDb } from "../src/db/client.js";
 import { ManualClock } from "../src/platform/clock.js";
-import { BUILTIN_MERCHANT } from "../src/platform/fixtures.js";
 import { SubscriptionScheduler } from "../src/scheduler/subscriptions.js";
-import { emit, freePort, ROOT } from "./lib.js";
+import { eachSizeInChild, emit, freePort, seedDueSubscriptions } from "./lib.js";
 
 const TARGETS: Record<number, { seconds: number; rssMb?: number }> = {
   10000: { seconds: 3 },
@@ -38,27 +36,7 @@ async function measure(size: number): Promise<void> {
 
     const t0 = performance.now();
     const sqlite = db.$client;
-    const insToken = sqlite.prepare(
-      `INSERT INTO card_tokens (token, merchant_key, request_id, card_bin, card_last4, exp_month, exp_year, card_brand,
-        card_profile, expiration_date, billing_details, created_at) VALUES (?, ?, ?, '411111', '1111', '12', '2030', 'VISA', ?, '2026-05-30', ?, ?)`,
-    );
-    const insSub = sqlite.prepare(
-      `INSERT INTO subscriptions (id, merchant_key, request_id, card_token, status, amount, currency, frequency, interval,
-        start_date, next_charge_date, next_charge_at, failure_count, charge_count, max_retries, skip_first_charge,
-        callback_url, success_redirect_url, failure_redirect_url, billing_details, order_data, device, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'ACTIVE', 999, 'USD', 'MONTHLY', 1, '2026-02-01', '2026-03-01', ?, 0, 1, 3, 0, ?, ?, ?, ?, '{}', ?, ?, ?)`,
-    );
-    const billing = JSON.stringify({ firstName: "Ada", lastName: "Lovelace", email: "ada@example.com", country: "GB" });
-    const device = JSON.stringify({ ip: "203.0.113.7", userAgent: "bench" });
-    const cb = `http://127.0.0.1:${closedPort}/cb`;
-    const key = BUILTIN_MERCHANT.merchantKey;
-    sqlite.transaction(() => {
-      for (let i = 0; i < size; i++) {
-        const tok = `tok_bench${String(i).padStart(11, "0")}`;
-        insToken.run(tok, key, `t${i}`, profile, billing, NOW - 86_400_000);
-        insSub.run(`sub_bench${String(i).padStart(11, "0")}`, key, `s${i}`, tok, NOW, cb, cb, cb, billing, device, NOW, NOW);
-      }
-    })();
+    seedDueSubscriptions(sqlite, { size, profile, now: NOW, callbackUrl: `http://127.0.0.1:${closedPort}/cb`, createdAt: NOW });
     const seedSeconds = (performance.now() - t0) / 1000;
 
     const scheduler = new SubscriptionScheduler({ subscriptions: ctx.billing, clock });
@@ -101,22 +79,7 @@ async function measure(size: number): Promise<void> {
   }
 }
 
-/** Runs this script for one size in a child process; resolves with its exit code. */
-function child(size: number): Promise<number | null> {
-  return new Promise((resolve) => {
-    const proc = spawn(process.execPath, ["--import", "tsx", new URL(import.meta.url).pathname, "--size", String(size)], {
-      cwd: ROOT,
-      stdio: "inherit",
-    });
-    proc.on("close", resolve);
-  });
-}
-
 const sizeArg = process.argv.indexOf("--size");
-if (sizeArg >= 0) {
-  await measure(Number(process.argv[sizeArg + 1]));
-} else {
-  let failed = false;
-  for (const size of [10_000, 100_000]) if ((await child(size)) !== 0) failed = true;
-  if (failed) process.exitCode = 1;
-}
+const size = sizeArg >= 0 ? process.argv[sizeArg + 1] : process.env.BENCH_SIZE;
+if (size) await measure(Number(size));
+else if (!(await eachSizeInChild(import.meta.url, [10_000, 100_000]))) process.exitCode = 1;

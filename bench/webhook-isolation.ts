@@ -10,6 +10,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { CARD_BILLING, exampleDevice } from "../src/platform/examples.js";
 import { emit, merchantToken, percentile, startSandbox } from "./lib.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 300);
@@ -66,19 +67,9 @@ try {
           cvv: "737",
           requestThreeDSecure: false,
         },
-        billingDetails: {
-          firstName: "Ada",
-          lastName: "Lovelace",
-          address1: "1 Analytical Way",
-          city: "London",
-          state: "LDN",
-          country: "GB",
-          postalCode: "N1 9GU",
-          email: "ada@example.com",
-          dateOfBirth: "1990-12-10",
-        },
+        billingDetails: CARD_BILLING,
         order: { orderId: `o-${n}` },
-        device: { ip: "203.0.113.7", userAgent: "bench" },
+        device: exampleDevice("bench"),
         callbackUrl,
       }),
     });

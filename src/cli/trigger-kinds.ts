@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { apmRequestExample } from "../modules/apm/apm.examples.js";
 import { type ApmMethod, FIELD_EXAMPLES, METHODS } from "../modules/apm/methods.js";
+import { CARD_BILLING, exampleDevice } from "../platform/examples.js";
 import { type OutcomeSpec, TEST_CARDS, type TestCard } from "../platform/fixtures.js";
 import type { CallbackKind } from "../webhooks/signer.js";
 
@@ -53,30 +54,9 @@ const statusesOf = (column: Column) => [...new Set(TEST_CARDS.flatMap((c) => out
 const SUFFIX: Partial<Record<OutcomeSpec["status"], string>> = { SUCCEED: "", FAILED: "-failed", CUSTOMER_VERIFICATION: "-3ds" };
 const slug = (name: string) => name.toLowerCase().replaceAll("_", "-");
 
-const BILLING = {
-  firstName: "Jane",
-  lastName: "Doe",
-  address1: "1 Main St",
-  city: "Springfield",
-  state: "IL",
-  country: "US",
-  postalCode: "62701",
-  email: "jane@example.com",
-  dateOfBirth: "1990-01-31",
-};
-const DEVICE = {
-  ip: "203.0.113.7",
-  userAgent: "paysandbox trigger",
-  accept: "text/html",
-  acceptLanguage: "en",
-  deviceLanguage: "en",
-  colorDepth: 24,
-  screenHeight: 800,
-  screenWidth: 1280,
-  deviceTimezone: 0,
-  javaEnabled: false,
-  javaScriptEnabled: true,
-};
+/** The card examples' shopper and a browser 3DS takes (src/platform/examples.ts). */
+const BILLING = CARD_BILLING;
+const DEVICE = exampleDevice("paysandbox trigger", "3ds");
 /** An expiry the gateway takes whatever the sandbox's clock (it checks "not in the past" against it). */
 const expiry = () => ({ expMonth: "12", expYear: "2099" });
 

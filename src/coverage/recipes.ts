@@ -10,6 +10,7 @@
  */
 import { methodOf } from "../modules/apm/methods.js";
 import type { Act, Answering, Behaviour } from "../platform/behaviours.js";
+import { CARD_BILLING, EXAMPLE_IP, EXAMPLE_PHONE, exampleDevice } from "../platform/examples.js";
 import { BUILTIN_MERCHANT, TEST_CARDS } from "../platform/fixtures.js";
 import { hintOf } from "./hints.js";
 
@@ -47,30 +48,8 @@ const CALLBACK: Record<Answering, string> = {
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a step reference, not a template
 const CHECKSUM = "${checksum}";
 
-const BILLING = {
-  firstName: "Ada",
-  lastName: "Lovelace",
-  address1: "1 Analytical Way",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  email: "ada@example.com",
-  dateOfBirth: "1990-12-10",
-};
-const DEVICE = {
-  ip: "203.0.113.7",
-  userAgent: "Mozilla/5.0 (paysandbox coverage)",
-  accept: "text/html",
-  acceptLanguage: "en-US",
-  deviceLanguage: "en",
-  colorDepth: "24",
-  screenHeight: "1080",
-  screenWidth: "1920",
-  deviceTimezone: "0",
-  javaEnabled: false,
-  javaScriptEnabled: true,
-};
+const BILLING = CARD_BILLING;
+const DEVICE = exampleDevice("Mozilla/5.0 (paysandbox coverage)", "3ds");
 const REDIRECTS = { successRedirectUrl: "https://shop.example/ok", failureRedirectUrl: "https://shop.example/ko" };
 /** The apmPayload fields each method may need, with values the catalog's patterns accept. */
 const APM_FIELDS: Record<string, Record<string, unknown>> = {
@@ -273,8 +252,8 @@ class Recipe {
             currency,
             apmPayload: { paymentMethod: method.paymentMethod, paymentType: method.paymentType, ...fields, ...decrypted },
             order: { orderId: name },
-            billingDetails: { ...BILLING, phone: "+15555550100" },
-            device: { ip: DEVICE.ip },
+            billingDetails: { ...BILLING, phone: EXAMPLE_PHONE },
+            device: { ip: EXAMPLE_IP },
             callbackUrl: CALLBACK.ok,
             ...REDIRECTS,
             checksum: CHECKSUM,

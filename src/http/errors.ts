@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import { CARD_NUMBER_REASON, luhnValid } from "../platform/cards.js";
 import { badRequest, type FieldProblem, SandboxError } from "../platform/errors.js";
+import { EXAMPLE_IP } from "../platform/examples.js";
 import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import { didYouMean } from "../platform/unknown-keys.js";
 import type { BodyTypes } from "./common-answers.js";
@@ -47,7 +48,7 @@ const FIELD_HINTS: Record<string, string> = {
   country: 'expected an ISO 3166-1 alpha-2 country code such as "US"',
   dateOfBirth: 'expected a calendar date written YYYY-MM-DD, e.g. "1990-01-31"',
   startDate: 'expected a calendar date written YYYY-MM-DD, e.g. "2026-02-01"',
-  ip: 'expected an IPv4 or IPv6 address such as "203.0.113.7"',
+  ip: `expected an IPv4 or IPv6 address such as "${EXAMPLE_IP}"`,
   email: 'expected an email address such as "jane@example.com"',
   origin: ORIGIN_REASON,
   number: CARD_NUMBER_REASON,

@@ -5,6 +5,7 @@
  */
 import { isIP } from "node:net";
 import { z } from "@hono/zod-openapi";
+import { EXAMPLE_IP } from "../platform/examples.js";
 import { CURRENCIES, DECLINE_CODES, TEST_CARDS } from "../platform/fixtures.js";
 import { isCurrency } from "../platform/money.js";
 
@@ -171,7 +172,7 @@ export const DeviceSchema = z
   .object({
     deviceId: z.string().optional(),
     fingerprintData: z.string().optional(),
-    ip: z.string().refine(isIpAddress).openapi({ example: "203.0.113.7" }),
+    ip: z.string().refine(isIpAddress).openapi({ example: EXAMPLE_IP }),
     userAgent: text(),
     accept: z.string().optional(),
     acceptLanguage: z.string().optional(),

@@ -24,6 +24,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXAMPLE_IP, EXAMPLE_PHONE } from "../../src/platform/examples.js";
 import { type RunningServer, runCli, startServer } from "../helpers/server.js";
 import { BILLING, DEVICE, THREE_DS_DEVICE } from "../http/payments.body.js";
 
@@ -261,8 +262,8 @@ function apmPayIn(payload: Record<string, unknown>, over: Record<string, unknown
     currency: "USD",
     apmPayload: payload,
     order: { orderId },
-    billingDetails: { ...BILLING, phone: "+15555550100" },
-    device: { ip: "203.0.113.7" },
+    billingDetails: { ...BILLING, phone: EXAMPLE_PHONE },
+    device: { ip: EXAMPLE_IP },
     callbackUrl: "http://127.0.0.1:9/cb",
     successRedirectUrl: "https://shop.example/ok",
     failureRedirectUrl: "https://shop.example/ko",

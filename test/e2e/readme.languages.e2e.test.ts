@@ -21,6 +21,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exampleDevice } from "../../src/platform/examples.js";
 import { docPage, fileBlocks } from "../helpers/docs.js";
 import { ROOT, type RunningServer, startServer } from "../helpers/server.js";
 import { BILLING } from "../http/payments.body.js";
@@ -239,7 +240,7 @@ describe("docs: the parallel test suites' fixtures run by their own test runners
           card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "737", requestThreeDSecure: false },
           billingDetails: BILLING,
           order: { orderId: "verify-1" },
-          device: { ip: "203.0.113.7", userAgent: "docs test" },
+          device: exampleDevice("docs test"),
           callbackUrl: `${hook}/card`,
         },
         token,

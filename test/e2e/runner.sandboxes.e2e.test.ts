@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exampleDevice } from "../../src/platform/examples.js";
 import { type RunningServer, runCli, startServer } from "../helpers/server.js";
 import { BILLING, threeDsBody } from "../http/payments.body.js";
 
@@ -53,7 +54,7 @@ function shopFile(shop: "a" | "b", months: number): string {
           cardToken: `\${${MARKER}_tok.token}`,
           plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: "2026-03-01" },
           order: { orderId: `plan-${shop}` },
-          device: { ip: "203.0.113.7", userAgent: "paysandbox run" },
+          device: exampleDevice("paysandbox run"),
           callbackUrl: "${callbackUrl}",
           successRedirectUrl: "https://shop.example/ok",
           failureRedirectUrl: "https://shop.example/ko",

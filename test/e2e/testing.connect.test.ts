@@ -10,13 +10,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectSandbox, type TestSandbox } from "paysandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exampleDevice } from "../../src/platform/examples.js";
 import { type RunningServer, startServer } from "../helpers/server.js";
 import { BILLING } from "../http/payments.body.js";
 
 const TOKEN = "suite-t0ken";
 const admin = { authorization: `Bearer ${TOKEN}` };
 
-const DEVICE = { ip: "203.0.113.7", userAgent: "vitest" };
+const DEVICE = exampleDevice("vitest");
 
 let server: RunningServer;
 beforeAll(async () => {

@@ -5,6 +5,7 @@
 
 import { startSandbox, type TestSandbox } from "paysandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exampleDevice } from "../../src/platform/examples.js";
 import { BILLING } from "../http/payments.body.js";
 
 const payment = (sandbox: TestSandbox, over: Record<string, unknown> = {}) => ({
@@ -17,7 +18,7 @@ const payment = (sandbox: TestSandbox, over: Record<string, unknown> = {}) => ({
   callbackUrl: `${sandbox.webhooks.url}/payments`,
   billingDetails: BILLING,
   order: { orderId: "order-1" },
-  device: { ip: "203.0.113.7", userAgent: "vitest" },
+  device: exampleDevice("vitest"),
   ...over,
 });
 

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { Sqlite } from "../../src/db/sqlite-driver.js";
+import { exampleDevice } from "../../src/platform/examples.js";
 import { cardPaymentBody, threeDsBody } from "../http/payments.body.js";
 
 /** One request: a JSON body (or bytes as they are, with their content type), its answer's status and text. */
@@ -248,7 +249,7 @@ export async function buildWorld(send: Send): Promise<World> {
       cardToken: tokenized.token,
       plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: "2027-01-15" },
       order: { orderId: "world-plan" },
-      device: { ip: "203.0.113.7", userAgent: "damage" },
+      device: exampleDevice("damage"),
       callbackUrl: hook,
       successRedirectUrl: "https://shop.example/ok",
       failureRedirectUrl: "https://shop.example/ko",

@@ -3,6 +3,7 @@
  * signer): `apmBody("UPI_QR")` is a valid pay-in of that method with every field it needs.
  */
 import { createHmac } from "node:crypto";
+import { APM_BILLING, EXAMPLE_IP } from "../../src/platform/examples.js";
 import { BUILTIN } from "../helpers/harness.js";
 
 export type Body = Record<string, unknown>;
@@ -56,19 +57,8 @@ export function apmBody(method: string, over: Body = {}, payload?: Body): Body {
     currency: CURRENCY[method] ?? "USD",
     apmPayload: { paymentMethod: method, paymentType: TYPES[method], ...(payload ?? FIELDS[method]) },
     order: { orderId: "A-1001" },
-    billingDetails: {
-      firstName: "Jane",
-      lastName: "Doe",
-      address1: "1 Main St",
-      city: "Springfield",
-      state: "IL",
-      country: "US",
-      postalCode: "62701",
-      phone: "+15555550100",
-      email: "jane@example.com",
-      dateOfBirth: "1990-01-31",
-    },
-    device: { ip: "203.0.113.7" },
+    billingDetails: { ...APM_BILLING },
+    device: { ip: EXAMPLE_IP },
     callbackUrl: "http://127.0.0.1:9/cb",
     successRedirectUrl: "https://shop.example/ok",
     failureRedirectUrl: "https://shop.example/ko?order=9",

@@ -2,6 +2,8 @@
  * A valid card payment body for the built-in merchant, shared by the payments suites.
  * `cardPaymentBody({ card: { number: "4000000000000002" } })` merges one level deep.
  */
+import { CARD_BILLING, exampleDevice, THREE_DS_BROWSER } from "../../src/platform/examples.js";
+
 export const CARDS = {
   visa: "4111111111111111",
   mastercard: "5500000000000004",
@@ -11,32 +13,13 @@ export const CARDS = {
   other: "4242424242424242",
 } as const;
 
-/** The billing details every suite sends (copy it before changing it). */
-export const BILLING = {
-  firstName: "Ada",
-  lastName: "Lovelace",
-  address1: "1 Analytical Way",
-  city: "London",
-  state: "LDN",
-  country: "GB",
-  postalCode: "N1 9GU",
-  email: "ada@example.com",
-  dateOfBirth: "1990-12-10",
-};
+/** The billing details every suite sends (the card examples' shopper, src/platform/examples.ts). */
+export const BILLING = CARD_BILLING;
 
-export const DEVICE = { ip: "203.0.113.7", userAgent: "Mozilla/5.0 (sandbox test)" };
+export const DEVICE = exampleDevice("Mozilla/5.0 (sandbox test)");
 
-export const THREE_DS_DEVICE = {
-  accept: "text/html",
-  acceptLanguage: "en-US",
-  deviceLanguage: "en",
-  colorDepth: "24",
-  screenHeight: "1080",
-  screenWidth: "1920",
-  deviceTimezone: "-60",
-  javaEnabled: false,
-  javaScriptEnabled: true,
-};
+/** The browser fields 3DS requires, in a timezone other than UTC. */
+export const THREE_DS_DEVICE = { ...THREE_DS_BROWSER, deviceTimezone: "-60" };
 
 let counter = 0;
 

@@ -9,6 +9,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { APM_BILLING, EXAMPLE_IP, exampleDevice } from "../../src/platform/examples.js";
 import { createClient } from "./generated/client/index.js";
 import * as sdk from "./generated/sdk.gen.js";
 import type { Currency, Webhooks } from "./generated/types.gen.js";
@@ -178,30 +179,9 @@ export async function startReceiver() {
 
 // ---- the flow --------------------------------------------------------------------------------------
 
-const billing = {
-  firstName: "Jane",
-  lastName: "Doe",
-  address1: "1 Main St",
-  city: "Springfield",
-  state: "IL",
-  country: "US",
-  postalCode: "62701",
-  email: "jane.doe+sdk@shop.example",
-  dateOfBirth: "1990-01-31",
-};
-const device = {
-  ip: "203.0.113.7",
-  userAgent: "sdk-flow",
-  accept: "text/html",
-  acceptLanguage: "en",
-  deviceLanguage: "en",
-  colorDepth: 24,
-  screenHeight: 800,
-  screenWidth: 1280,
-  deviceTimezone: 0,
-  javaEnabled: false,
-  javaScriptEnabled: true,
-};
+/** The APM examples' shopper with an address of this flow's own, and a browser 3DS takes (src/platform/examples.ts). */
+const billing = { ...APM_BILLING, email: "jane.doe+sdk@shop.example" };
+const device = exampleDevice("sdk-flow", "3ds");
 const card = (number: string) => ({ number, expMonth: "12", expYear: "2030", cvv: "123" });
 
 /**
@@ -466,8 +446,8 @@ export async function runFlow(
     amount,
     currency,
     order: { orderId: "A-2" },
-    billingDetails: { ...billing, phone: "+15555550100" },
-    device: { ip: "203.0.113.7" },
+    billingDetails: billing,
+    device: { ip: EXAMPLE_IP },
     callbackUrl: receiver.url,
     successRedirectUrl: `${receiver.url}/ok`,
     failureRedirectUrl: `${receiver.url}/ko`,

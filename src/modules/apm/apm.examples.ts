@@ -4,6 +4,7 @@
  * from the method's own fields, currencies and type, with the checksum its merchant signs.
  */
 import { hmacBase64 } from "../../platform/crypto.js";
+import { APM_BILLING, EXAMPLE_IP } from "../../platform/examples.js";
 import { type ApmMethod, type Direction, FIELD_EXAMPLES, isWallet } from "./methods.js";
 
 export interface ApmExampleOptions {
@@ -39,19 +40,8 @@ export function apmRequestExample(m: ApmMethod, direction: Direction, opts: ApmE
     : {
         ...base,
         order: { orderId: "A-1001" },
-        billingDetails: {
-          firstName: "Jane",
-          lastName: "Doe",
-          address1: "1 Main St",
-          city: "Springfield",
-          state: "IL",
-          country: "US",
-          postalCode: "62701",
-          phone: "+15555550100",
-          email: "jane@example.com",
-          dateOfBirth: "1990-01-31",
-        },
-        device: { ip: "203.0.113.7" },
+        billingDetails: APM_BILLING,
+        device: { ip: EXAMPLE_IP },
         callbackUrl: opts.callbackUrl,
         successRedirectUrl: `${redirect}/ok`,
         failureRedirectUrl: `${redirect}/ko`,
