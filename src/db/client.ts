@@ -123,7 +123,7 @@ export function journalImage(image: Buffer): Buffer {
 }
 
 // the one way the code writes (src/db/commit.ts): a transaction, or a write that needs no savepoint
-export { inBatch, inTransaction } from "./commit.js";
+export { inBatch, inTransaction, inWhole } from "./commit.js";
 
 /** Commits what a group-commit batch still holds, then closes the file (shutdown, tests). */
 export function closeDb(db: Db): void {

@@ -62,6 +62,8 @@ class Connection {
   grouped = false;
   /** A batch is open: BEGIN ran, its COMMIT is scheduled. */
   open = false;
+  /** Savepoints of `inSqliteTransaction` open now (what undoes a failed `inSqliteWhole` inside one). */
+  savepoints = 0;
   private waiters: Waiter[] = [];
   private done: Promise<void> | undefined;
   /** Who hears every COMMIT (onCommit). */
@@ -165,6 +167,7 @@ export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): 
     c.openBatch();
   }
   c.s.savepoint.run();
+  c.savepoints++;
   try {
     const result = fn();
     c.s.release.run();
@@ -175,6 +178,8 @@ export function inSqliteTransaction<T>(sqlite: Database.Database, fn: () => T): 
       c.s.release.run();
     }
     throw err;
+  } finally {
+    c.savepoints--;
   }
 }
 
@@ -193,6 +198,31 @@ export function inSqliteBatch<T>(sqlite: Database.Database, fn: () => T): T {
     c.openBatch();
   }
   return fn();
+}
+
+/**
+ * Statements that stand or fall together, with no savepoint of their own: for a write whose statements
+ * cannot fail once their values are made (no constraint they could break) but by the database
+ * failing (a full disk, an I/O error). A SAVEPOINT and its RELEASE would cost each such write two
+ * statements for that case alone (a card payment's, docs/performance.md "The cost account"). If one
+ * throws anyway, what the others wrote is undone by what encloses them: a caller's savepoint
+ * (`inSqliteTransaction`) when there is one, else the whole transaction. A group-commit batch is then
+ * rolled back whole: its COMMIT fails and every request of that turn answers 500, so nothing half
+ * written is ever committed or acknowledged.
+ */
+export function inSqliteWhole<T>(sqlite: Database.Database, fn: () => T): T {
+  const c = connection(sqlite);
+  if (!sqlite.inTransaction) {
+    if (!c.grouped) return topLevel(c, fn);
+    c.openBatch();
+  }
+  if (c.savepoints > 0) return fn();
+  try {
+    return fn();
+  } catch (err) {
+    if (sqlite.inTransaction) c.s.rollback.run();
+    throw err;
+  }
 }
 
 /** What the two helpers below take: a drizzle database (src/db/client.ts `Db`), or anything with its connection. */
@@ -215,6 +245,14 @@ export function inTransaction<T>(db: HasClient, fn: () => T): T {
  */
 export function inBatch<T>(db: HasClient, fn: () => T): T {
   return inSqliteBatch(db.$client, fn);
+}
+
+/**
+ * Statements that stand or fall together without a savepoint (`inSqliteWhole`: only for statements
+ * that cannot fail but by the database failing). Exported by db/client.ts.
+ */
+export function inWhole<T>(db: HasClient, fn: () => T): T {
+  return inSqliteWhole(db.$client, fn);
 }
 
 function topLevel<T>(c: Connection, fn: () => T): T {

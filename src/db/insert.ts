@@ -15,28 +15,12 @@ export function preparedInsert<T extends SQLiteTable>(
   sqlite: Database.Database,
   table: T,
 ): (row: T["$inferInsert"]) => Database.RunResult {
-  const write = preparedWrite(sqlite, table, { into: sqlName(table), extra: [] });
-  return (row) => write(row, NO_EXTRA);
-}
-
-const NO_EXTRA: readonly unknown[] = [];
-
-/**
- * The same INSERT of a row of `table`, into `into` (a view whose columns are the table's, in the same
- * order, then `extra`: migration 0009's writes with their side effects), with the extra columns'
- * values after the row's.
- */
-export function preparedWrite<T extends SQLiteTable>(
-  sqlite: Database.Database,
-  table: T,
-  target: { into: string; extra: readonly string[] },
-): (row: T["$inferInsert"], extra: readonly unknown[]) => Database.RunResult {
   const columns = Object.entries(getTableColumns(table));
   for (const [key, col] of columns) {
     if (is(col.default, SQL)) throw new Error(`preparedInsert: ${getTableName(table)}.${key} has an SQL default`);
   }
-  const names = [...columns.map(([, col]) => sqlName(col)), ...target.extra.map((e) => `"${e}"`)].join(", ");
-  const text = `INSERT INTO ${target.into} (${names}) VALUES (${[...columns, ...target.extra].map(() => "?").join(", ")})`;
+  const names = columns.map(([, col]) => sqlName(col)).join(", ");
+  const text = `INSERT INTO ${sqlName(table)} (${names}) VALUES (${columns.map(() => "?").join(", ")})`;
   // prepared on first use (a sandbox's composition is built whole and may never insert, src/db/lazy.ts)
   let stmt: Database.Statement | undefined;
   // per column, once: its key and its mapping (null where it is the identity: most text and
@@ -47,9 +31,8 @@ export function preparedWrite<T extends SQLiteTable>(
   );
   const cols = columns.map(([, col]) => col);
   const n = keys.length;
-  const m = target.extra.length;
-  const params: unknown[] = new Array(n + target.extra.length);
-  return (row, extra) => {
+  const params: unknown[] = new Array(n);
+  return (row) => {
     const values = row as Record<string, unknown>;
     for (let i = 0; i < n; i++) {
       const v = values[keys[i] as string];
@@ -59,7 +42,6 @@ export function preparedWrite<T extends SQLiteTable>(
         params[i] = map ? map(v) : v;
       }
     }
-    for (let i = 0; i < m; i++) params[n + i] = extra[i] ?? null;
     stmt ??= sqlite.prepare(text);
     return stmt.run(params);
   };

@@ -1,9 +1,9 @@
 /**
  * Writing the live events (docs/events.md) that code writes: a clock move, a scenario load, a reset,
  * one row of the `events` table each, inside the transaction of the change it reports. A
- * transaction's status change and a webhook attempt's result are written by the storage layer with
- * the change itself (migration 0009: transaction_writes, transaction_moves, attempt_results), in
- * the same statement; nothing above it writes them.
+ * transaction's creation, its status change and a webhook attempt's result are written by the
+ * storage layer with the change itself (src/modules/transactions/transactions.repo.ts; migration
+ * 0009: transaction_moves, attempt_results), in the same transaction; nothing above it writes them.
  *
  * Commit tracking: with group commit (src/db/commit.ts) a batch stays open across a turn and the one
  * connection sees its uncommitted rows, so the newest committed id is read right after a COMMIT (a

@@ -108,7 +108,7 @@ describe("GET /_sandbox/events", () => {
     await receiver.waitFor(1);
     await s.ctx.work.runUntil();
     const [created, attempt] = await l.waitFor(2);
-    // the storage layer writes them with the changes (migration 0009): the text itself is the contract
+    // the storage layer writes them with the changes (transactions.repo.ts, migration 0009): the text itself is the contract
     expect(created?.data).toBe(
       `{"transactionId":"${tx}","kind":"card_payment","merchant":"sandbox-mid-001","status":"SUCCEED","declineCode":null,"at":"2026-01-15T12:00:01.234Z"}`,
     );

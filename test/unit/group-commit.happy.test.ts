@@ -13,6 +13,7 @@ import {
   committed,
   enableGroupCommit,
   inSqliteBatch,
+  inSqliteWhole,
   inSqliteTransaction as inTransaction,
 } from "../../src/db/commit.js";
 import { Sqlite } from "../../src/db/sqlite-driver.js";
@@ -136,5 +137,56 @@ describe("group commit", () => {
     inTransaction(writer, () => insert.run("next"));
     await committed(writer);
     expect(onDisk()).toEqual(["next"]);
+  });
+
+  it("inWhole: statements that stand or fall together, with no savepoint; one that fails takes the others with it", async () => {
+    // without group commit: a transaction of its own, rolled back whole
+    const plain = files(false);
+    expect(() =>
+      inSqliteWhole(plain.writer, () => {
+        plain.insert.run("half");
+        plain.insert.run(null); // NOT NULL: the database refuses it
+      }),
+    ).toThrow(/NOT NULL/);
+    expect(plain.onDisk()).toEqual([]);
+    inSqliteWhole(plain.writer, () => plain.insert.run("whole"));
+    expect(plain.onDisk()).toEqual(["whole"]);
+    for (const db of open.splice(0)) db.close();
+    rmSync(dir as string, { recursive: true, force: true });
+
+    const { writer, insert, onDisk } = files(true);
+    // inside a caller's savepoint: that savepoint undoes it, and the batch goes on
+    inTransaction(writer, () => insert.run("kept"));
+    inTransaction(writer, () => {
+      insert.run("outer");
+      expect(() =>
+        inTransaction(writer, () =>
+          inSqliteWhole(writer, () => {
+            insert.run("inner half");
+            insert.run(null);
+          }),
+        ),
+      ).toThrow(/NOT NULL/);
+    });
+    expect(writer.inTransaction).toBe(true);
+    inSqliteWhole(writer, () => insert.run("joined"));
+    await committed(writer);
+    expect(onDisk()).toEqual(["kept", "outer", "joined"]);
+
+    // straight in a batch: nothing of it may be committed half written, so the whole batch is rolled
+    // back, and its waiters (the turn's requests) are refused
+    inTransaction(writer, () => insert.run("same turn"));
+    const done = committed(writer);
+    expect(() =>
+      inSqliteWhole(writer, () => {
+        insert.run("half");
+        insert.run(null);
+      }),
+    ).toThrow(/NOT NULL/);
+    expect(writer.inTransaction).toBe(false);
+    await expect(done).rejects.toThrow("rolled back");
+    inSqliteWhole(writer, () => insert.run("next"));
+    await committed(writer);
+    expect(onDisk()).toEqual(["kept", "outer", "joined", "next"]);
   });
 });

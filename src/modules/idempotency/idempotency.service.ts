@@ -4,9 +4,10 @@
  * transaction as the create, so a duplicate — sequential or concurrent — never creates twice:
  * the same body replays the first response (HTTP 200), another body is a 409.
  *
- * Two ways to write the key: a create that writes a transaction puts it in that one statement
- * (`replay` first, then the lifecycle's create with its key: src/modules/transactions/transactions.repo.ts);
- * any other create runs inside `run`, which writes it beside the create in one savepoint.
+ * Two ways to write the key: a create that writes a transaction writes it first with the row (the
+ * lifecycle's create with its key, src/modules/transactions/transactions.repo.ts: a requestId already
+ * taken writes nothing, and only then is `replay` asked); any other create runs inside `run`, which
+ * looks the key up first and writes it beside the create in one savepoint.
  */
 import { type Db, inTransaction } from "../../db/client.js";
 import { preparedInsert } from "../../db/insert.js";

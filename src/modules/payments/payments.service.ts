@@ -81,9 +81,10 @@ export class PaymentService {
   /**
    * docs/cards.md, the one use case behind POST /payments/card: the merchant's own mid, the amount
    * at the currency's precision and the card checked first (400 naming the field, nothing written),
-   * then, idempotently on requestId (operation "card_payment"), the authorization: the first answer
-   * kept under the requestId is replayed, else the payment is decided and written with its event,
-   * its callback and its key in one statement (no savepoint: src/db/commit.ts `inSqliteBatch`).
+   * then, idempotently on requestId (operation "card_payment"), the authorization: the payment is
+   * decided and written with its event, its callback and its key (src/db/commit.ts `inSqliteWhole`),
+   * unless the requestId already has a key: then nothing is written, and the first answer kept under
+   * it is replayed (or 409 for another body). No look-up before the write: a create pays none.
    */
   createCardPayment(merchant: Merchant, body: CardPaymentRequest): IdempotentResult<CardPaymentResponse> {
     requireOwnMerchant(merchant, "mid", body.mid);
@@ -93,9 +94,7 @@ export class PaymentService {
     const key = { merchantKey: merchant.merchantKey, operation: "card_payment", requestId: body.requestId };
     const bodyHash = idempotency.hash(body);
     return inBatch(this.deps.db, () => {
-      const first = idempotency.replay<CardPaymentResponse>(key, bodyHash);
-      if (first !== undefined) return { body: first, replayed: true };
-      const { response } = this.decide(
+      const made = this.decide(
         {
           merchant,
           kind: "card_payment",
@@ -116,7 +115,11 @@ export class PaymentService {
         },
         { operation: "card_payment", bodyHash },
       );
-      return { body: response, replayed: false };
+      if (made) return { body: made.response, replayed: false };
+      const first = idempotency.replay<CardPaymentResponse>(key, bodyHash);
+      // the key the write found is in this very transaction: it cannot be gone
+      if (first === undefined) throw new Error(`idempotency key of ${key.requestId} not found after a conflict`);
+      return { body: first, replayed: true };
     });
   }
 
@@ -126,18 +129,19 @@ export class PaymentService {
    * and hands the row to the lifecycle (its callback, the deadline of a waiting state).
    */
   authorize(input: AuthorizeInput): PaymentResult {
-    const { response, row } = this.decide(input);
+    const { response, row } = this.decide(input) as { response: CardPaymentResponse; row: TransactionRow };
     return Object.assign(response, { row });
   }
 
   /**
    * The authorization itself: the outcome, the row, the create's answer and its callback, written by
-   * the lifecycle in one statement with `key` (the create's idempotency key, kept with that answer).
+   * the lifecycle with `key` (the create's idempotency key, kept with that answer); undefined when
+   * the key's requestId was already taken (nothing written). Without a key, never undefined.
    */
   private decide(
     input: AuthorizeInput,
     key?: Omit<KeyColumns, "response">,
-  ): { response: CardPaymentResponse; row: TransactionRow } {
+  ): { response: CardPaymentResponse; row: TransactionRow } | undefined {
     const { merchant, card } = input;
     const now = this.deps.clock.nowMs();
     const id = this.deps.ids.next("transaction");
@@ -183,12 +187,17 @@ export class PaymentService {
       response.challengeUrl = this.challengeUrl(id);
       response.challengeUrlIframe = `${response.challengeUrl}?mode=iframe`;
     }
-    this.deps.lifecycle.create(row, merchant, {
-      // presented here, where its kind is known: the lifecycle below calls nothing back up
-      callback: row.callbackUrl ? presentCallback(row, merchant) : undefined,
-      key: key ? { operation: key.operation, bodyHash: key.bodyHash, response: JSON.stringify(response) } : undefined,
+    // presented here, where its kind is known: the lifecycle below calls nothing back up
+    const callback = row.callbackUrl ? presentCallback(row, merchant) : undefined;
+    if (!key) {
+      this.deps.lifecycle.create(row, merchant, { callback });
+      return { response, row };
+    }
+    const written = this.deps.lifecycle.create(row, merchant, {
+      callback,
+      key: { operation: key.operation, bodyHash: key.bodyHash, response: JSON.stringify(response) },
     });
-    return { response, row };
+    return written ? { response, row } : undefined;
   }
 
   /** Card payment info (docs/cards.md): the callback shape with declineCode and refundedAmount. */

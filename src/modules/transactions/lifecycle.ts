@@ -184,19 +184,23 @@ export class TransactionLifecycle implements DueWork {
 
   /**
    * Inside a transaction or a batch: a new row, with its event, the callback of its first status and
-   * `effects.key`, all in one statement (one a merchant with webhook chaos needs a transaction for:
-   * its deliveries are written apart, src/webhooks/chaos.ts).
+   * `effects.key`, written whole (one a merchant with webhook chaos needs a transaction for: its
+   * deliveries are written apart, src/webhooks/chaos.ts). With a key whose requestId already has one,
+   * nothing is written and the answer is undefined: the caller replays the first answer.
    */
-  create(row: TransactionRow, merchant: Merchant, effects: CreateEffects = {}): TransactionRow {
+  create(row: TransactionRow, merchant: Merchant, effects: CreateEffects & { key: KeyColumns }): TransactionRow | undefined;
+  create(row: TransactionRow, merchant: Merchant, effects?: Omit<CreateEffects, "key">): TransactionRow;
+  create(row: TransactionRow, merchant: Merchant, effects: CreateEffects = {}): TransactionRow | undefined {
     assertMove(row.kind, START, row.status, "create");
     const callback = this.callbackOf(row, merchant, true, effects.callback);
     if (callback && merchant.webhookChaos) {
-      inTransaction(this.deps.db, () => {
-        this.repo.create(row, undefined, effects.key);
+      return inTransaction(this.deps.db, () => {
+        if (!this.repo.create(row, merchant.mid, undefined, effects.key)) return undefined;
         this.deps.outbox.enqueue(callback);
+        return row;
       });
-    } else this.repo.create(row, callback && this.deps.outbox.prepare(callback), effects.key);
-    return row;
+    }
+    return this.repo.create(row, merchant.mid, callback && this.deps.outbox.prepare(callback), effects.key) ? row : undefined;
   }
 
   get(id: string): TransactionRow | undefined {

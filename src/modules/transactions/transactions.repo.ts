@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull, lte, min, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client.js";
-import { preparedWrite } from "../../db/insert.js";
+import { inWhole } from "../../db/commit.js";
+import { preparedInsert } from "../../db/insert.js";
 import { lazy } from "../../db/lazy.js";
 import { transactions } from "../../db/schema/index.js";
 
@@ -44,20 +45,38 @@ export interface RefundTotals {
   processedAmount: number;
 }
 
-/** The side-effect columns of migration 0009's writes, after the row's own. */
+/** The side-effect columns of migration 0009's `transaction_moves`, after the move's own. */
 const DELIVERY = ["wh_id", "wh_kind", "wh_order_key", "wh_url", "wh_headers", "wh_body"] as const;
-const KEY = ["idem_operation", "idem_body_hash", "idem_response"] as const;
+
+/**
+ * The `transaction` event of a row just written (docs/events.md), byte for byte what migration 0009's
+ * triggers write: numbers are bound as REAL, so the decline code is cast back to an integer.
+ */
+const EVENT_INSERT = `INSERT INTO events (type, transaction_id, merchant, data) VALUES ('transaction', ?, ?,
+  json_object('transactionId', ?, 'kind', ?, 'merchant', ?, 'status', ?, 'declineCode', CAST(? AS INTEGER),
+    'at', strftime('%Y-%m-%dT%H:%M:%fZ', ? / 1000.0, 'unixepoch')))`;
+
+/** A callback's delivery, waiting for the sender (no due time, not in flight: src/webhooks/dispatcher.ts places it at the commit). */
+const DELIVERY_INSERT = `INSERT INTO webhook_deliveries (id, merchant_key, kind, order_key, transaction_id, event_status, url,
+  headers, body, status, attempt_count, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`;
+
+/** A create's idempotency key, unless its requestId already has one (then nothing is written: `changes` is 0). */
+const KEY_INSERT = `INSERT INTO idempotency_keys (merchant_key, operation, request_id, body_hash, http_status, response, created_at)
+  VALUES (?, ?, ?, ?, 200, ?, ?) ON CONFLICT DO NOTHING`;
 
 /**
  * The one repo over the transactions table, every kind. Prepared once: the create paths run these
- * per request. A new row and a status change are each one statement with their side effects
- * (migration 0009): the `transaction` event, the callback's delivery, a create's idempotency key.
+ * per request. A new row is written with its side effects (the `transaction` event, the callback's
+ * delivery, a create's idempotency key) by plain statements that stand or fall together
+ * (`inWhole`); a status change is one statement with its side effects (migration 0009's
+ * `transaction_moves`).
  */
 export class TransactionsRepo {
-  private readonly writeStmt;
+  private readonly insertRow;
+  private readonly keyStmt;
+  private readonly eventStmt;
+  private readonly deliveryStmt;
   private readonly moveStmt;
-  /** The side-effect values of a write, filled in place (one array for every write). */
-  private readonly extra: unknown[] = new Array(DELIVERY.length + KEY.length).fill(null);
   private readonly byIdStmt;
   private readonly setDueStmt;
   private readonly setDetailsStmt;
@@ -66,8 +85,11 @@ export class TransactionsRepo {
   private readonly refundTotalsStmt;
   private readonly succeededRefundsStmt;
 
-  constructor(db: Db) {
-    this.writeStmt = preparedWrite(db.$client, t, { into: "transaction_writes", extra: [...DELIVERY, ...KEY] });
+  constructor(private readonly db: Db) {
+    this.insertRow = preparedInsert(db.$client, t);
+    this.keyStmt = lazy(() => db.$client.prepare(KEY_INSERT));
+    this.eventStmt = lazy(() => db.$client.prepare(EVENT_INSERT));
+    this.deliveryStmt = lazy(() => db.$client.prepare(DELIVERY_INSERT));
     this.moveStmt = lazy(() =>
       db.$client.prepare(
         `INSERT INTO transaction_moves (id, status, decline_code, due_at, due_status, due_decline_code, updated_at, ${DELIVERY.join(", ")}) VALUES (${Array(
@@ -136,14 +158,46 @@ export class TransactionsRepo {
     );
   }
 
-  /** A new row, its event, and (when given) its callback's delivery and the create's idempotency key: one statement. */
-  create(row: TransactionRow, delivery: DeliveryColumns | undefined, key: KeyColumns | undefined): void {
-    const x = this.extra;
-    setDelivery(x, delivery);
-    x[6] = key?.operation ?? null;
-    x[7] = key?.bodyHash ?? null;
-    x[8] = key?.response ?? null;
-    this.writeStmt(row, x);
+  /**
+   * A new row, its event (`mid`: its merchant's), and (when given) its callback's delivery and the
+   * create's idempotency key, whole or not at all. The key goes first: when its requestId already has
+   * one, nothing is written and this returns false (the caller replays the first answer), so a create
+   * needs no look-up before it. None of these statements can break a constraint (the ids are random,
+   * the key's conflict is DO NOTHING), so they need no savepoint (`inWhole`).
+   */
+  create(row: TransactionRow, mid: string | null, delivery: DeliveryColumns | undefined, key: KeyColumns | undefined): boolean {
+    return inWhole(this.db, () => {
+      if (key) {
+        const { changes } = this.keyStmt.run(
+          row.merchantKey,
+          key.operation,
+          row.requestId,
+          key.bodyHash,
+          key.response,
+          row.createdAt,
+        );
+        if (changes === 0) return false;
+      }
+      this.insertRow(row);
+      this.eventStmt.run(row.id, mid, row.id, row.kind, mid, row.status, row.declineCode, row.updatedAt);
+      const d = delivery;
+      if (d) {
+        this.deliveryStmt.run(
+          d.id,
+          row.merchantKey,
+          d.kind,
+          d.orderKey,
+          row.id,
+          row.status,
+          d.url,
+          d.headers,
+          d.body,
+          row.updatedAt,
+          row.updatedAt,
+        );
+      }
+      return true;
+    });
   }
 
   /** A new status and the deadline that now applies (none for a final status), its event, and (when given) its callback's delivery: one statement. */
@@ -191,13 +245,4 @@ export class TransactionsRepo {
     const stmt = only === "SUCCEED" ? this.succeededRefundsStmt : this.refundTotalsStmt;
     return stmt.get({ parentId }) ?? { orderAmount: 0, processedAmount: 0 };
   }
-}
-
-function setDelivery(x: unknown[], d: DeliveryColumns | undefined): void {
-  x[0] = d?.id ?? null;
-  x[1] = d?.kind ?? null;
-  x[2] = d?.orderKey ?? null;
-  x[3] = d?.url ?? null;
-  x[4] = d?.headers ?? null;
-  x[5] = d?.body ?? null;
 }
