@@ -93,6 +93,7 @@ export function createServer(opts: ServerOptions): Server {
       db: root.db,
       path: config.db,
       nowMs: () => root.clock.nowMs(),
+      copyDueAt: () => root.work.nextDueAt(root.webhooks),
       startMs: root.lineage.startMs,
       scenario: root.lineage.scenario ?? null,
     }),
@@ -254,6 +255,7 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
       return app.fetch(req, env as never);
     },
     nowMs: () => clock.nowMs(),
+    copyDueAt: () => ctx.work.nextDueAt(ctx.webhooks),
     loadScenario(document) {
       const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
       const loaded = ctx.keepScenario(doc, SCENARIO_SOURCE);
