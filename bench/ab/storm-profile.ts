@@ -4,7 +4,8 @@
  * world loaded from BENCH_WORLD_DIR/small.paysandbox, a warm-up, then 300 creates and 100 forks of
  * the world from 16 clients, each window's CLOCK_MONOTONIC bounds written to `<dir>/windows.json`
  * (the server's `--cpu-prof` samples share that clock, so bench/ab/profile-summary.ts can keep only
- * the samples inside a window). The server's CPU a call is printed.
+ * the samples inside a window), then the first request to each (`first-create`, `first-fork`: what
+ * opens it). The server's CPU a call is printed.
  *
  *   BENCH_WORLD_DIR=/tmp/pw-worlds PROFILE_DIR=/tmp/sc-prof npx tsx bench/ab/storm-profile.ts
  */
@@ -95,6 +96,19 @@ try {
     const cpu = (processCpuMs(server.pid) ?? 0) - cpu0;
     console.log(
       `${storage} ${tag}: p50 ${percentile(ms, 50).toFixed(1)} p99 ${percentile(ms, 99).toFixed(1)} ms; server CPU ${(cpu / n).toFixed(2)} ms a call (all threads); load ${loadavg()[0]?.toFixed(1)}`,
+    );
+    // then the first request to each (GET its clock), 16 clients: what opens it
+    await new Promise((r) => setTimeout(r, 1500));
+    const cpu1 = processCpuMs(server.pid) ?? 0;
+    const t1 = nowUs();
+    const first = await storm(n, async (a, i) => {
+      const r = await call(a, "GET", `${server.url}/sandboxes/${ids[i]}/_sandbox/clock`);
+      return { ...r, status: r.status === 200 ? 201 : r.status, body: `{"id":"${ids[i]}"}` };
+    });
+    windows[`first-${tag}`] = [t1, nowUs()];
+    const cpuFirst = (processCpuMs(server.pid) ?? 0) - cpu1;
+    console.log(
+      `${storage} first request after a ${tag}: p50 ${percentile(first.ms, 50).toFixed(1)} p99 ${percentile(first.ms, 99).toFixed(1)} ms; server CPU ${(cpuFirst / n).toFixed(2)} ms a call`,
     );
     await del(ids);
   }
