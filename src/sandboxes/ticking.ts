@@ -22,7 +22,7 @@ export async function tick(t: Table, routing: Routing, closing: Closing): Promis
     } else if (!t.opened.has(row.id) && due(row, now)) wake.push(row);
   }
   // opened one after another, as closes are (a storm's forks whose copied work fell due are many
-  // short turns); their due work runs from the next tick on
+  // short turns); their due work starts below with every open one's
   for (const row of wake) {
     if (t.rows.get(row.id) !== row || t.opened.has(row.id)) continue;
     await routing.open(row).catch((err: unknown) => logger.error({ err, sandbox: row.id }, "opening a sandbox failed"));

@@ -71,7 +71,11 @@ describe("a fork under load", () => {
             expect(res.status).toBe(200);
             tokens.push({ token: res.body.token, at: elapsedMs });
           } else if (o.kind === "charge" && tokens.length > 0) {
-            const res = await post(src.base, "/api/v1/payments/card/charge", chargeBody(tokens.at(-1)!.token, "http://127.0.0.1:9/cb"));
+            const res = await post(
+              src.base,
+              "/api/v1/payments/card/charge",
+              chargeBody(tokens.at(-1)!.token, "http://127.0.0.1:9/cb"),
+            );
             if (res.status === 200) acknowledged.push(res.body.transactionId);
           } else if (o.kind === "advance") {
             await s.http.post(`${src.base}/_sandbox/clock/advance`).send({ by: o.by }).expect(200);
@@ -122,7 +126,9 @@ describe("a fork under load", () => {
       {
         numRuns: 12,
         // past the 30 days an access token lasts, with no request after the last advance
-        examples: [[[{ kind: "pay" }, { kind: "tokenize" }, ...Array.from({ length: 8 }, (): Op => ({ kind: "advance", by: "P10D" }))], 4]],
+        examples: [
+          [[{ kind: "pay" }, { kind: "tokenize" }, ...Array.from({ length: 8 }, (): Op => ({ kind: "advance", by: "P10D" }))], 4],
+        ],
       },
     );
   }, 120_000);
