@@ -246,7 +246,8 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
     },
   });
   ctx.fork = fork;
-  if (spec.made === "reopen") ctx.clockStore.save();
+  // its clock is in its database from its first open on (a snapshot of it holds it), where it is now
+  ctx.clockStore.save();
   // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
   let app: ReturnType<typeof createApp> | undefined;
   return {
