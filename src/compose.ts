@@ -93,6 +93,7 @@ export function createServer(opts: ServerOptions): Server {
       db: root.db,
       path: config.db,
       nowMs: () => root.clock.nowMs(),
+      copyDueAt: () => root.work.nextDueAt(root.webhooks),
       startMs: root.lineage.startMs,
       scenario: root.lineage.scenario ?? null,
     }),
@@ -245,7 +246,8 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
     },
   });
   ctx.fork = fork;
-  if (spec.made === "reopen") ctx.clockStore.save();
+  // its clock is in its database from its first open on (a snapshot of it holds it), where it is now
+  ctx.clockStore.save();
   // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
   let app: ReturnType<typeof createApp> | undefined;
   return {
@@ -254,6 +256,7 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
       return app.fetch(req, env as never);
     },
     nowMs: () => clock.nowMs(),
+    copyDueAt: () => ctx.work.nextDueAt(ctx.webhooks),
     loadScenario(document) {
       const doc = typeof document === "string" ? parseDocument(document, `${SCENARIO_SOURCE} (YAML)`) : document;
       const loaded = ctx.keepScenario(doc, SCENARIO_SOURCE);

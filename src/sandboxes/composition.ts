@@ -14,6 +14,8 @@ export interface Composition {
   fetch(req: Request, env: unknown): Response | Promise<Response>;
   /** Its virtual now. */
   nowMs(): number;
+  /** When the work a copy of it now would have falls due (virtual ms; its webhooks not: a copy skips them), or undefined. */
+  copyDueAt(): number | undefined;
   /**
    * Loads a scenario document (JSON value or YAML text); a 400 naming the path when invalid. Returns
    * its merchants and the document as stored (parsed, without `steps`), which its reset reloads.
@@ -68,6 +70,8 @@ export interface ForkSource {
   /** Its file, or `:memory:`. */
   path: string;
   nowMs(): number;
+  /** When the work a copy of it now would have falls due (virtual ms; its webhooks not: a copy skips them), or undefined. */
+  copyDueAt(): number | undefined;
   /** Where its reset puts its clock (virtual ms; undefined: its now, as the root's) and the scenario it reloads, which a copy takes on. */
   startMs: number | undefined;
   scenario: unknown;

@@ -17,6 +17,12 @@ export const databasePath = (folder: string, id: string) => join(folder, `${id}.
 /** Where a file-backed copy keeps the image it was made from, beside its database. */
 export const originPath = (path: string) => `${path}-origin`;
 
+/**
+ * A file-backed copy made and not opened yet keeps here what its first open settles (storage.ts), so
+ * that a first open after a restart settles it too; removed once it is settled.
+ */
+export const copyMarkPath = (path: string) => `${path}-copy`;
+
 /** The folder of the images copies are made from (removed at start: nothing outlives the process there). */
 const imagesFolder = (folder: string) => join(folder, "images");
 
@@ -59,7 +65,7 @@ export async function copyImageFile(imageFile: string, path: string): Promise<vo
 
 /** Everything a file-backed sandbox had on disk. */
 export async function removeFiles(path: string): Promise<void> {
-  await Promise.all(["", "-wal", "-shm", "-origin"].map((suffix) => rm(`${path}${suffix}`, { force: true })));
+  await Promise.all(["", "-wal", "-shm", "-origin", "-copy"].map((suffix) => rm(`${path}${suffix}`, { force: true })));
 }
 
 /** An image file of the folder, once no copy is made from it any more (the copies' links keep theirs). */

@@ -11,10 +11,10 @@ import { badRequest, invalidField, tooMany } from "../platform/errors.js";
 import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
 import { checkedSnapshot } from "../snapshots/image-thread.js";
-import { adoptCopy } from "../snapshots/images.js";
 import { type Image, imageOf } from "../snapshots/source-images.js";
 import type { Closing } from "./closing.js";
 import type { Composition, ForkSource, Made, SandboxMerchant } from "./composition.js";
+import { wakeOf } from "./eviction.js";
 import { basePathOf } from "./files.js";
 import type { Routing } from "./routing.js";
 import type { Opened, Storage } from "./storage.js";
@@ -37,8 +37,11 @@ export type Created = SandboxSummary & { merchant: SandboxMerchant };
 /** What a new sandbox starts from. */
 interface Start {
   made: Exclude<Made, "reopen">;
-  /** A copy's image and the source it came from (a sandbox id or `root`; none for a load). */
-  copy?: { image: Image; source?: string | undefined; nowMs: number } | undefined;
+  /**
+   * A copy's image and the source it came from (a sandbox id or `root`; none for a load), and when
+   * the work it copies falls due (virtual ms; undefined: none, or not known for a load).
+   */
+  copy?: { image: Image; source?: string | undefined; nowMs: number; dueAt?: number | undefined } | undefined;
   startMs: number;
   scenario: unknown;
 }
@@ -80,7 +83,7 @@ export class Making {
     const nowMs = source.nowMs();
     return this.make(input, {
       made: "fork",
-      copy: { image, source: from, nowMs },
+      copy: { image, source: from, nowMs, dueAt: source.copyDueAt() },
       startMs: source.startMs ?? nowMs,
       scenario: source.scenario,
     });
@@ -98,7 +101,14 @@ export class Making {
     }
     entry ??= await this.routing.open(row);
     const { comp, opened } = entry;
-    return { db: opened.db, path: opened.path, nowMs: () => comp.nowMs(), startMs: row.startMs, scenario: row.scenario };
+    return {
+      db: opened.db,
+      path: opened.path,
+      nowMs: () => comp.nowMs(),
+      copyDueAt: () => comp.copyDueAt(),
+      startMs: row.startMs,
+      scenario: row.scenario,
+    };
   }
 
   /** What every create checks before it does anything (a fresh create checks its startTime, then its name). */
@@ -128,8 +138,12 @@ export class Making {
   }
 
   /**
-   * The one way a sandbox comes to be: its database from its start's image, a copy settled in it, its
-   * services composed, its scenario loaded, its clock at its start (or its source's now), its row kept.
+   * The one way a sandbox comes to be: its database made from its start's image (storage.ts), its
+   * clock at its start (or its source's now), its row kept. It is opened by its first request
+   * (routing.ts), as a closed one is, or by its first due work: a create costs the event loop no
+   * database and no services (docs/performance.md "Sandboxes at once"). A create with a scenario
+   * and a load are opened at once: the scenario's merchants are its answer, and a snapshot's
+   * work due is not known before its database is.
    */
   private async make(input: CreateInput, from: Start): Promise<Created> {
     this.checkLimit(input);
@@ -149,65 +163,85 @@ export class Making {
       lastUsedReal: now,
       clockMs: start,
       clockReal: now,
-      wakeReal: 0,
+      wakeReal: null,
       storage,
     };
     t.madeHere.add(row);
+    const opensNow = input.scenario !== undefined || from.made === "load";
     t.creating++;
-    let made: { comp: Composition; opened: Opened };
+    let made: { comp: Composition; opened: Opened } | undefined;
     try {
-      const opened = await t.storage.create(id, storage, from.copy);
-      try {
-        // a copy settles what must not carry over from its source, before anything runs
-        if (from.copy) adoptCopy(opened.db, from.copy.nowMs);
-        const comp = t.o.builder.compose(
-          {
-            id,
-            made: from.made,
-            path: opened.path,
-            anchorNowMs: start,
-            startMs: row.startMs,
-            scenario: row.scenario ?? undefined,
-            origin: () => t.storage.origin(id, row.storage),
-            basePath: basePathOf(id),
-          },
-          opened.db,
-        );
-        made = { comp, opened };
-      } catch (err) {
-        const { released } = await t.storage.close(id, opened, true);
-        await t.storage.remove(id, storage, released);
-        throw err;
-      }
+      await t.storage.make(id, storage, from.copy && { ...from.copy, made: from.made === "load" ? "load" : "fork" });
+      if (opensNow) made = await this.openNew(row, start);
     } finally {
       t.creating--;
     }
-    const { comp, opened } = made;
     if (t.stopped) {
-      void this.closing.discard(id, comp, opened);
+      if (made) void this.closing.discard(id, made.comp, made.opened);
+      else void t.storage.remove(id, storage);
       throw badRequest("The server is stopping");
     }
     let merchants: ReadonlyArray<SandboxMerchant> = [];
     try {
-      if (input.scenario !== undefined) {
-        const loaded = comp.loadScenario(input.scenario);
+      if (made && input.scenario !== undefined) {
+        const loaded = made.comp.loadScenario(input.scenario);
         merchants = loaded.merchants;
         row.scenario = loaded.stored as Kept["scenario"];
       } else if (from.copy && isScenario(row.scenario)) {
         merchants = row.scenario.merchants;
       }
+      if (made) {
+        // its time starts now that it is ready: the 201 says `now` = startTime (or its source's now)
+        made.comp.startClockAt(start);
+        row.wakeReal = 0;
+      }
+      row.clockReal = t.o.wallNow();
+      // closed until its first request, or until the work it copied falls due
+      if (!made) row.wakeReal = wakeOf(from.copy?.dueAt, row, t.o.scale);
       t.store.insert(row);
     } catch (err) {
       // nothing left behind: its database goes with it
-      void this.closing.discard(id, comp, opened);
+      if (made) void this.closing.discard(id, made.comp, made.opened);
+      else void t.storage.remove(id, storage);
       throw err;
     }
-    // its time starts now that it is ready: the 201 says `now` = startTime (or its source's now)
-    comp.startClockAt(start);
-    row.clockReal = t.o.wallNow();
     t.rows.set(id, row);
-    t.opened.set(id, { comp, opened, active: 0, lastReal: now });
+    if (made) t.opened.set(id, { comp: made.comp, opened: made.opened, active: 0, lastReal: now });
     return { ...t.summary(row), merchant: pickMerchant(merchants[0] ?? BUILTIN_MERCHANT) };
+  }
+
+  /** A new sandbox opened at once (a create with a scenario, a load): its database, its services. */
+  private async openNew(row: Kept, start: number): Promise<{ comp: Composition; opened: Opened }> {
+    const t = this.t;
+    const id = row.id;
+    let got: Awaited<ReturnType<typeof t.storage.open>>;
+    try {
+      got = await t.storage.open(id, row.storage, true);
+    } catch (err) {
+      await t.storage.remove(id, row.storage);
+      throw err;
+    }
+    const { opened, made } = got;
+    try {
+      const comp = t.o.builder.compose(
+        {
+          id,
+          made,
+          path: opened.path,
+          anchorNowMs: start,
+          startMs: row.startMs,
+          scenario: row.scenario ?? undefined,
+          origin: () => t.storage.origin(id, row.storage),
+          basePath: basePathOf(id),
+        },
+        opened.db,
+      );
+      return { comp, opened };
+    } catch (err) {
+      const { released } = await t.storage.close(id, opened, true);
+      await t.storage.remove(id, row.storage, released);
+      throw err;
+    }
   }
 }
 

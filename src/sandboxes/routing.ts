@@ -70,11 +70,12 @@ export class Routing {
     let opened: Opened | undefined;
     let comp: Composition;
     try {
-      opened = await t.storage.reopen(id, row.storage, t.madeHere.has(row));
+      const got = await t.storage.open(id, row.storage, t.madeHere.has(row));
+      opened = got.opened;
       comp = t.o.builder.compose(
         {
           id,
-          made: "reopen",
+          made: got.made,
           path: opened.path,
           anchorNowMs: t.anchorNow(row),
           startMs: row.startMs,

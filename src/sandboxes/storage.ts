@@ -8,13 +8,25 @@
  * when idle, it is kept as it is (the connection without its services) until it is opened again.
  */
 import { readFileSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { checkpointInBackground, type HeldFile, holdFile } from "../db/checkpointer.js";
-import { closeDb, type Db, openDb } from "../db/client.js";
+import { closeDb, type Db, openDb, walImage } from "../db/client.js";
 import { commitNow, enableGroupCommit } from "../db/commit.js";
 import { type GiveBack, giveBackFreedMemory } from "../db/give-back.js";
 import type { Logger } from "../logger.js";
+import { adoptCopy } from "../snapshots/images.js";
 import { forgetImage, type Image } from "../snapshots/source-images.js";
-import { copyImageFile, databasePath, imageName, originPath, removeFiles, removeImageFile, writeImageFile } from "./files.js";
+import type { Made } from "./composition.js";
+import {
+  copyImageFile,
+  copyMarkPath,
+  databasePath,
+  imageName,
+  originPath,
+  removeFiles,
+  removeImageFile,
+  writeImageFile,
+} from "./files.js";
 
 /** `file`: survives a restart; `memory`: faster, and gone when the process ends (docs/parallel-suites.md#storage). */
 export type Storage = "file" | "memory";
@@ -31,6 +43,23 @@ export interface Opened {
   storage: Storage;
   /** Its file, or `:memory:`. */
   path: string;
+}
+
+/** A copy's image, and what its first open settles (adoptCopy at the source's now, `nowMs`). */
+export interface Copy {
+  image: Image;
+  /** The sandbox id or `root` it came from; none for a loaded snapshot. */
+  source?: string | undefined;
+  nowMs: number;
+  made: "fork" | "load";
+}
+
+/** A sandbox made and not opened yet: how it was made; a memory one's image (shared with the copies of one state). */
+interface Unopened {
+  made: Exclude<Made, "reopen">;
+  /** A copy's now, which its first open settles it at. */
+  nowMs?: number | undefined;
+  image?: Image | undefined;
 }
 
 interface FileHold {
@@ -58,22 +87,45 @@ export class SandboxStorage {
   private readonly imageFiles = new Map<string, { image: Image; file: Promise<string> }>();
   /** Bytes of the memory databases closed for good since memory was last given back. */
   private freed = 0;
+  /** Sandboxes made and not opened yet (their first open: `open`). */
+  private readonly unopened = new Map<string, Unopened>();
+  /** The fresh image as a WAL-marked file's bytes, written as each new file-backed sandbox. */
+  private freshFile: Buffer | undefined;
+  private madeFolder: Promise<unknown> | undefined;
 
   constructor(private readonly o: StorageOptions) {}
 
-  /** A new sandbox's database: the fresh image's, or a copy of `copy.image` (a fork's source's, or a loaded snapshot's). */
-  async create(id: string, storage: Storage, copy?: { image: Image; source?: string | undefined }): Promise<Opened> {
+  /**
+   * A new sandbox's database, made and not opened (its first open opens it: docs/performance.md
+   * "Sandboxes at once"): a memory one is its image until then, shared with every copy of that
+   * state; a file one is written by libuv's threads (the fresh image, or a kernel copy of a copy's
+   * image file), and a copy's file is marked (`-copy`), so a first open after a restart settles it too.
+   */
+  async make(id: string, storage: Storage, copy?: Copy): Promise<void> {
+    const unopened: Unopened = copy ? { made: copy.made, nowMs: copy.nowMs } : { made: "new" };
     if (storage === "memory") {
-      const db = this.memory(copy?.image ?? this.o.freshImage());
+      this.unopened.set(id, { ...unopened, image: copy?.image ?? this.o.freshImage() });
       if (copy) this.origins.set(id, copy.image);
-      return { db, storage, path: ":memory:" };
+      return;
     }
     const path = databasePath(this.folder(), id);
-    if (!copy) return this.file(path, { image: this.o.freshImage(), migrated: true });
+    this.madeFolder ??= mkdir(this.folder(), { recursive: true });
+    await this.madeFolder;
+    if (!copy) {
+      try {
+        this.freshFile ??= walImage(this.o.freshImage());
+        await writeFile(path, this.freshFile);
+      } catch (err) {
+        await removeFiles(path);
+        throw err;
+      }
+      this.unopened.set(id, unopened);
+      return;
+    }
     const imageFile = this.imageFile(copy.image, copy.source);
     try {
+      await writeFile(copyMarkPath(path), JSON.stringify({ made: copy.made, nowMs: copy.nowMs }));
       await copyImageFile(await imageFile, path);
-      return await this.file(path, { migrated: true });
     } catch (err) {
       await removeFiles(path);
       throw err;
@@ -81,15 +133,49 @@ export class SandboxStorage {
       // an image of no source (a snapshot file's) makes one copy: its file goes once it is made
       if (copy.source === undefined) void imageFile.then(removeImageFile, () => undefined).catch(() => undefined);
     }
+    this.unopened.set(id, unopened);
   }
 
-  /** A closed sandbox's database opened again; `migrated`: its file was written by this process (no migrations to check). */
-  async reopen(id: string, storage: Storage, migrated: boolean): Promise<Opened> {
-    if (storage === "file") return this.file(databasePath(this.folder(), id), { image: this.o.freshImage(), migrated });
-    const db = this.parked.get(id);
-    if (!db) throw new Error(`no memory database for ${id}`);
-    this.parked.delete(id);
-    return { db, storage, path: ":memory:" };
+  /**
+   * Opens a sandbox's database: one made and never opened (a copy settled first, before anything
+   * runs: adoptCopy), or a closed one (`reopen`). `migrated`: its file was written by this process
+   * (no migrations to check, no mark to look for).
+   */
+  async open(id: string, storage: Storage, migrated: boolean): Promise<{ opened: Opened; made: Made }> {
+    const unopened = this.unopened.get(id);
+    if (storage === "memory") {
+      if (unopened?.image) return this.first(id, { db: this.memory(unopened.image), storage, path: ":memory:" }, unopened);
+      const db = this.parked.get(id);
+      if (!db) throw new Error(`no memory database for ${id}`);
+      this.parked.delete(id);
+      return { opened: { db, storage, path: ":memory:" }, made: "reopen" };
+    }
+    const path = databasePath(this.folder(), id);
+    // made before a restart and never opened: a copy's mark says what its first open settles
+    const first = unopened ?? (migrated ? undefined : await readMark(path));
+    const opened = await this.file(path, { image: this.o.freshImage(), migrated: migrated || first !== undefined });
+    if (!first) return { opened, made: "reopen" };
+    const done = await this.first(id, opened, first);
+    // settled and committed: the mark goes before anything runs in it
+    if (first.nowMs !== undefined) await rm(copyMarkPath(path), { force: true });
+    return done;
+  }
+
+  /** A first open: a copy is settled in its own database (what must not carry over from its source). */
+  private async first(id: string, opened: Opened, unopened: Unopened): Promise<{ opened: Opened; made: Made }> {
+    if (unopened.nowMs !== undefined) {
+      try {
+        adoptCopy(opened.db, unopened.nowMs);
+        commitNow(opened.db.$client);
+      } catch (err) {
+        // left as it was made: a later open tries again
+        const { released } = await this.close(id, opened, opened.storage === "memory");
+        await released;
+        throw err;
+      }
+    }
+    this.unopened.delete(id);
+    return { opened, made: unopened.made };
   }
 
   /**
@@ -119,6 +205,7 @@ export class SandboxStorage {
   /** Everything a deleted sandbox had: its files once the thread has let them go, or its memory. */
   async remove(id: string, storage: Storage, released: Promise<void> = Promise.resolve()): Promise<void> {
     this.origins.delete(id);
+    this.unopened.delete(id);
     const parked = this.parked.get(id);
     if (parked) this.closeMemory(parked);
     this.parked.delete(id);
@@ -207,4 +294,16 @@ export class SandboxStorage {
     this.holds.set(db, { held, stopCheckpoints });
     return { db, storage: "file", path };
   }
+}
+
+/** A file-backed copy made before a restart and never opened: what its first open settles (its `-copy` mark), or undefined. */
+async function readMark(path: string): Promise<Unopened | undefined> {
+  let text: string;
+  try {
+    text = await readFile(copyMarkPath(path), "utf8");
+  } catch {
+    return undefined;
+  }
+  const mark = JSON.parse(text) as { made: "fork" | "load"; nowMs: number };
+  return { made: mark.made, nowMs: mark.nowMs };
 }

@@ -1,6 +1,6 @@
 /**
  * The registry's tick, once a real second (main.ts's timer; docs/parallel-suites.md): expired
- * sandboxes deleted, closed ones whose work fell due opened, what is due started in every open one,
+ * sandboxes deleted, closed ones whose work fell due opened (one after another), what is due started in every open one,
  * idle ones and those beyond the open limit closed one after another (eviction.ts chooses), and the
  * last uses and the heartbeat saved in the root's database; the memory of deleted memory-backed
  * sandboxes given back to the system (storage.ts).
@@ -14,14 +14,18 @@ export async function tick(t: Table, routing: Routing, closing: Closing): Promis
   if (t.stopped) return;
   const { logger } = t.o;
   const now = t.o.wallNow();
+  const wake: Kept[] = [];
   for (const row of [...t.rows.values()]) {
     if (expired(row, now)) {
       logger.info({ sandbox: row.id }, `sandbox ${row.id} expired (unused for ${row.ttlMs / 1000} s)`);
       await closing.remove(row.id);
-    } else if (!t.opened.has(row.id) && due(row, now)) {
-      // its due work runs from the next tick on
-      routing.open(row).catch((err: unknown) => logger.error({ err, sandbox: row.id }, "opening a sandbox failed"));
-    }
+    } else if (!t.opened.has(row.id) && due(row, now)) wake.push(row);
+  }
+  // opened one after another, as closes are (a storm's forks whose copied work fell due are many
+  // short turns); their due work starts below with every open one's
+  for (const row of wake) {
+    if (t.rows.get(row.id) !== row || t.opened.has(row.id)) continue;
+    await routing.open(row).catch((err: unknown) => logger.error({ err, sandbox: row.id }, "opening a sandbox failed"));
   }
   for (const [id, entry] of t.opened) {
     if (entry.closing) continue;

@@ -114,10 +114,14 @@ export class DueWorkRunner {
     });
   }
 
-  /** The earliest virtual ms any source has work at, or undefined for none (a closed sandbox's wake time). */
-  nextDueAt(): number | undefined {
+  /**
+   * The earliest virtual ms any source has work at, or undefined for none (a closed sandbox's wake
+   * time); `without`: that source's work not counted (a copy's, which skips its webhooks).
+   */
+  nextDueAt(without?: DueWork): number | undefined {
     let next: number | undefined;
     for (const source of this.sources) {
+      if (source === without) continue;
       const at = source.nextDueAt();
       if (at !== undefined && (next === undefined || at < next)) next = at;
     }

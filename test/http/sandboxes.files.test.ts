@@ -52,7 +52,10 @@ describe("sandboxes on files", () => {
     const a = await s.create({ startTime: "2027-01-01T00:00:00Z" });
     const token = await s.token(a.base);
     const pay = await s.http.post(`${a.base}/api/v1/payments/card`).set("authorization", token).send(cardPaymentBody());
-    await s.create();
+    // another one opened by its first request: `a` is the least recently used beyond the one kept open
+    const b = await s.create();
+    expect(s.server.sandboxes.openCount).toBe(1);
+    expect((await s.http.get(`${b.base}/_sandbox/clock`)).status).toBe(200);
     await s.server.tick();
     expect(s.server.sandboxes.openCount).toBe(1);
     const [status, clock] = await Promise.all([

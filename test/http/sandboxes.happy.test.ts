@@ -164,7 +164,8 @@ describe("POST/GET/DELETE /_sandbox/sandboxes", () => {
     const a = await s.create({ startTime: "2027-01-01T00:00:00Z" });
     const token = await s.token(a.base);
     const pay = await s.http.post(`${a.base}/api/v1/payments/card`).set("authorization", token).send(cardPaymentBody());
-    for (let i = 0; i < 3; i++) await s.create();
+    // each opened by its first request (a create opens nothing)
+    for (let i = 0; i < 3; i++) expect((await s.http.get(`${(await s.create()).base}/_sandbox/clock`)).status).toBe(200);
     // the least recently used beyond maxOpen are closed by the next tick
     await s.server.tick();
     expect(s.server.sandboxes.openCount).toBe(2);

@@ -22,11 +22,11 @@ function imageOf(mb: number): Buffer {
   return image;
 }
 
-function storage(): SandboxStorage {
+function storage(image = imageOf(1)): SandboxStorage {
   return new SandboxStorage({
     folder: undefined,
     groupCommit: false,
-    freshImage: () => imageOf(1),
+    freshImage: () => image,
     logger: createLogger("silent"),
   });
 }
@@ -43,13 +43,13 @@ describe.runIf(process.platform === "linux")("memory given back to the system", 
   });
 
   it("gives back once 16 MB of memory databases were deleted, at the next call", async () => {
-    const s = storage();
-    const image = imageOf(4);
+    const s = storage(imageOf(4));
     const pin: InstanceType<typeof Sqlite>[] = [];
     const ids = Array.from({ length: 5 }, (_, i) => `sbx_${i}`);
     const opened = [];
     for (const id of ids) {
-      opened.push(await s.create(id, "memory", { image }));
+      await s.make(id, "memory");
+      opened.push((await s.open(id, "memory", true)).opened);
       pin.push(new Sqlite(":memory:"));
     }
     // one deleted: 4 MB, not yet
