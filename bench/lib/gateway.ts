@@ -1,5 +1,5 @@
 /** Calls of the gateway API as the benches make them, and the rows they seed instead of calls. */
-import { type Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import type BetterSqlite3 from "better-sqlite3";
 import { CARD_BILLING, exampleDevice } from "../../src/platform/examples.js";
 import { BUILTIN_MERCHANT } from "../../src/platform/fixtures.js";
@@ -23,7 +23,11 @@ export interface Answer {
   ms: number;
 }
 
-/** One request on a keep-alive agent (node:http: little client time in the figure), timed to its last byte. */
+/**
+ * One request on a keep-alive agent (node:http: little client time in the figure), timed to its last
+ * byte. A Buffer body is sent as it is (a snapshot file: give its content-type in `headers`); any other
+ * body as JSON.
+ */
 export function timedCall(
   agent: HttpAgent,
   method: string,
@@ -32,11 +36,11 @@ export function timedCall(
   headers: Record<string, string> = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const text = body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body);
+    const payload = body === undefined || Buffer.isBuffer(body) ? body : typeof body === "string" ? body : JSON.stringify(body);
     const h: Record<string, string | number> = { ...headers };
-    if (text !== undefined) {
-      h["content-type"] = "application/json";
-      h["content-length"] = Buffer.byteLength(text);
+    if (payload !== undefined) {
+      h["content-type"] ??= "application/json";
+      h["content-length"] = Buffer.byteLength(payload);
     }
     const t0 = performance.now();
     const req = httpRequest(url, { method, agent, headers: h }, (res) => {
@@ -48,8 +52,32 @@ export function timedCall(
       res.on("error", reject);
     });
     req.on("error", reject);
-    req.end(text);
+    req.end(payload);
   });
+}
+
+/**
+ * `n` calls from `clients` clients at once, each on its own keep-alive connection, taking the next
+ * index until all are taken: each call's answer, in the order they ended.
+ */
+export async function fromClients(
+  clients: number,
+  n: number,
+  one: (agent: HttpAgent, i: number) => Promise<Answer>,
+): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+      try {
+        while (next < n) answers.push(await one(agent, next++));
+      } finally {
+        agent.destroy();
+      }
+    }),
+  );
+  return answers;
 }
 
 let runs = 0;
