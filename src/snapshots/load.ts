@@ -6,7 +6,7 @@
 import { type Db, journalImage, migrationHashes, openDb } from "../db/client.js";
 import { badRequest } from "../platform/errors.js";
 import { checkImage, checkMeta } from "./check.js";
-import { readSnapshot, type Snapshot, type SnapshotMeta } from "./snapshot-file.js";
+import { checksumOf, readSnapshot, type Snapshot, type SnapshotMeta } from "./snapshot-file.js";
 
 /** A snapshot's state: its database image (rollback-journal marked, as a memory database opens it) and its clock's now. */
 export interface LoadedSnapshot {
@@ -18,13 +18,42 @@ export interface LoadedSnapshot {
 const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
 
 /**
+ * Files whose database passed the check, by their checksum (verified against their bytes before it is
+ * looked up: a SHA-256 over the whole file, so the same checksum is the same bytes, and the same
+ * check's answer). A suite whose every test file loads one fixture pays the database check once: on
+ * the 10,000-payment world it is most of a load (docs/performance.md "Sandboxes at once"). The
+ * newest `keep` (256) are kept, 64 hex characters each.
+ */
+export class CheckedFiles {
+  private readonly keys = new Set<string>();
+  constructor(private readonly keep = 256) {}
+  has(checksum: string): boolean {
+    return this.keys.has(checksum);
+  }
+  add(checksum: string): void {
+    this.keys.delete(checksum);
+    this.keys.add(checksum);
+    if (this.keys.size > this.keep) this.keys.delete(this.keys.values().next().value as string);
+  }
+}
+
+/** This process's (the image thread's): its check is this build's. */
+const checkedHere = new CheckedFiles();
+
+/**
  * A snapshot file as a state this build opens, or a 400 saying why not: the file's header and
- * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts); an older
+ * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts) unless a
+ * file of that checksum passed it before (`checked`); an older
  * schema is migrated (the migrations it lacks run on it), a newer one refused. The
  * image is written into `alloc(length)` (shared memory, from the image thread).
  */
-export function loadSnapshot(bytes: Buffer, alloc: (length: number) => Buffer = Buffer.allocUnsafe): LoadedSnapshot {
+export function loadSnapshot(
+  bytes: Buffer,
+  alloc: (length: number) => Buffer = Buffer.allocUnsafe,
+  checked: CheckedFiles = checkedHere,
+): LoadedSnapshot {
   const snap: Snapshot = readSnapshot(bytes);
+  const checksum = checksumOf(bytes);
   const ours = migrationHashes();
   if (snap.migrations > ours.length) {
     throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
@@ -32,8 +61,11 @@ export function loadSnapshot(bytes: Buffer, alloc: (length: number) => Buffer = 
   let image = alloc(snap.image.length);
   snap.image.copy(image);
   journalImage(image);
-  const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
-  if (problem !== undefined) throw refused(problem);
+  if (!checked.has(checksum)) {
+    const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
+    if (problem !== undefined) throw refused(problem);
+    checked.add(checksum);
+  }
   if (snap.migrations < ours.length) {
     // an older schema: the migrations it lacks run over it
     let db: Db | undefined;

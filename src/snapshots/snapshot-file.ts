@@ -63,6 +63,9 @@ function digest(head: Buffer, meta: Buffer, image: Buffer): Buffer {
   return createHash("sha256").update(head.subarray(0, 32)).update(meta).update(image).digest();
 }
 
+/** A file's checksum as written in its header (hex): what readSnapshot verified it against. */
+export const checksumOf = (bytes: Buffer): string => bytes.toString("hex", 32, 64);
+
 const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
 
 /** An instant a clock can be at: from the earliest a JavaScript Date holds to the clock's limit. */

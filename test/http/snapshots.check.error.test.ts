@@ -11,6 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Sqlite } from "../../src/db/sqlite-driver.js";
+import { CheckedFiles, loadSnapshot } from "../../src/snapshots/load.js";
+import { checksumOf } from "../../src/snapshots/snapshot-file.js";
 import { makeServer, type TestServer } from "../helpers/harness.js";
 import { alter, buildWorld, imageOf, resign, type Send, SNAPSHOT_TYPE, sendVia, type World } from "../helpers/snapshot-damage.js";
 
@@ -244,5 +246,38 @@ describe("a re-signed snapshot holding a value the sandbox would fail on later",
       /damaged \(the scenario of its description is not a scenario\)/,
       resign(Buffer.concat([head, text, image]), image),
     );
+  });
+
+  it("a file that passed is not checked again; a refused one is, each time; a checksum counts only once verified", () => {
+    const checked = new CheckedFiles();
+    const refusedWhy = (file: Buffer) => {
+      try {
+        loadSnapshot(file, undefined, checked);
+        return undefined;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    expect(refusedWhy(world.file)).toBeUndefined();
+    expect(checked.has(checksumOf(world.file))).toBe(true);
+    const damaged = resign(
+      world.file,
+      alter(image, (db) => db.exec("DROP TABLE recorded_calls")),
+    );
+    for (let i = 0; i < 2; i++) expect(refusedWhy(damaged)).toMatch(/^Invalid snapshot: /);
+    expect(checked.has(checksumOf(damaged))).toBe(false);
+    // the damaged bytes under the good file's checksum: refused by the checksum, before any lookup
+    const forged = Buffer.from(damaged);
+    world.file.copy(forged, 32, 32, 64);
+    expect(refusedWhy(forged)).toBe("Invalid snapshot: damaged (its checksum does not match)");
+    // what a listed checksum saves is the database check itself: listed, the damaged file would load
+    checked.add(checksumOf(damaged));
+    expect(refusedWhy(damaged)).toBeUndefined();
+  });
+
+  it("keeps the newest checksums only", () => {
+    const checked = new CheckedFiles(2);
+    for (const k of ["a", "b", "c"]) checked.add(k);
+    expect(["a", "b", "c"].map((k) => checked.has(k))).toEqual([false, true, true]);
   });
 });
