@@ -1,12 +1,13 @@
 /**
  * The server's composition (docs/parallel-suites.md): the root sandbox at `/`, and a registry of sandboxes at
  * `/sandboxes/{id}/…`, each one more composition of the same service graph (`createContext`) over its
- * own database and clock, with its own app (`createApp` with a base path). `fetch` routes a request
- * to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.
+ * own database and clock. The root has its app (`createApp`); every other sandbox is served by one
+ * app built here once (`createSandboxesApp`), which a request reaches with its sandbox's services.
+ * `fetch` routes a request to the one it is for. main.ts serves it; tests build it on `:memory:` with a hand-moved wall clock.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import pino from "pino";
-import { createApp } from "./app.js";
+import { createApp, createSandboxesApp, type SandboxBindings } from "./app.js";
 import type { Config } from "./config.js";
 import { type AppContext, type ContextOptions, createContext } from "./context.js";
 import { type Db, openDb } from "./db/client.js";
@@ -85,7 +86,9 @@ export function createServer(opts: ServerOptions): Server {
   const wallNow = opts.wallNow ?? realNowMs;
   const publicUrl = opts.publicUrl ?? (() => config.publicUrl ?? `http://localhost:${config.port}`);
   const root = createContext({ config, clock: opts.clock, logger, publicUrl, ...pick(opts) });
-  const shared: Shared = { config, logger, wallNow, publicUrl, webhooks: opts.webhooks };
+  // the routes of every sandbox but the root, built once (docs/architecture.md "One route tree")
+  const app = createSandboxesApp(config);
+  const shared: Shared = { config, logger, wallNow, publicUrl, webhooks: opts.webhooks, app };
   let freshImage: Buffer | undefined;
   const builder: SandboxBuilder = {
     compose: (spec, db) => composeSandbox(spec, db, shared, () => sandboxes.create({ from: spec.id })),
@@ -210,6 +213,8 @@ interface Shared {
   wallNow: () => number;
   publicUrl: () => string;
   webhooks: DispatcherOptions | undefined;
+  /** The one app of every sandbox (`createSandboxesApp`). */
+  app: OpenAPIHono<AppEnv>;
 }
 
 /**
@@ -248,12 +253,12 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
   ctx.fork = fork;
   // its clock is in its database from its first open on (a snapshot of it holds it), where it is now
   ctx.clockStore.save();
-  // its routes are built on its first request, not by its create (docs/performance.md "A storm of creates")
-  let app: ReturnType<typeof createApp> | undefined;
+  // its requests go to the one app of every sandbox, with its services (src/app.ts SandboxBindings)
+  const base = spec.basePath;
   return {
     fetch: (req, env) => {
-      app ??= createApp(ctx, { basePath: spec.basePath });
-      return app.fetch(req, env as never);
+      const bindings: SandboxBindings = { ...(env as object | undefined), sandbox: ctx, base };
+      return shared.app.fetch(req, bindings);
     },
     nowMs: () => clock.nowMs(),
     copyDueAt: () => ctx.work.nextDueAt(ctx.webhooks),
@@ -287,7 +292,6 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
         ctx.clockStore.save();
         commitNow(db.$client);
       }
-      app = undefined;
       // an attempt cut off is retried: open it again soon to do so
       return { nowMs, nextDueAt: interrupted > 0 ? nowMs : dueBefore };
     },

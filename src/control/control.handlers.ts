@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../http/env.js";
+import type { AppEnv, Scoped } from "../http/env.js";
 import { explainedBy } from "../http/errors.js";
 import { openRoute } from "../http/route-use.js";
 import { maskNumber } from "../modules/payments/card.js";
@@ -18,7 +18,7 @@ const YAML_TYPE = /^(application|text)\/(x-)?yaml\b/i;
 
 export function registerSandbox(
   app: OpenAPIHono<AppEnv>,
-  ctx: { clock: Clock; control: ControlService; scenarios: ScenarioService },
+  of: Scoped<{ clock: Clock; control: ControlService; scenarios: ScenarioService }>,
 ) {
   app.openapi(healthRoute, (c) => c.json({ status: "ok" as const }, 200));
 
@@ -26,16 +26,16 @@ export function registerSandbox(
     const { startTime, snapshot } = c.req.valid("json");
     const at = startTime === undefined ? undefined : parseInstant(startTime);
     if (startTime !== undefined && at === undefined) throw invalidField("startTime", INSTANT_REASON);
-    await ctx.control.reset({ ...(at === undefined ? {} : { startTime: at }), ...(snapshot ? { snapshot } : {}) });
-    return c.json({ status: "reset" as const, now: toIso(ctx.clock.nowMs()) }, 200);
+    await of(c).control.reset({ ...(at === undefined ? {} : { startTime: at }), ...(snapshot ? { snapshot } : {}) });
+    return c.json({ status: "reset" as const, now: toIso(of(c).clock.nowMs()) }, 200);
   });
 
-  app.openapi(clockRoute, (c) => c.json({ now: toIso(ctx.clock.nowMs()), scale: ctx.clock.scale }, 200));
+  app.openapi(clockRoute, (c) => c.json({ now: toIso(of(c).clock.nowMs()), scale: of(c).clock.scale }, 200));
 
   openRoute(
     app,
     advanceRoute,
-    async (c) => c.json(await ctx.control.advance(c.req.valid("json"), c.req.raw.signal), 200),
+    async (c) => c.json(await of(c).control.advance(c.req.valid("json"), c.req.raw.signal), 200),
     explainedBy(AdvanceRequestReasons),
   );
 
@@ -45,7 +45,7 @@ export function registerSandbox(
     async (c) => {
       const yaml = YAML_TYPE.test(c.req.header("content-type") ?? "");
       const document = yaml ? parseDocument(await c.req.text(), `${source} (YAML)`) : c.req.valid("json");
-      const s = ctx.scenarios.load(document, source);
+      const s = of(c).scenarios.load(document, source);
       return c.json(
         { name: s.name, merchants: s.merchants.map((m) => m.merchantKey), cards: s.cards.length, rules: s.rules.length },
         200,
@@ -60,14 +60,16 @@ export function registerSandbox(
 
   app.openapi(listScenariosRoute, (c) =>
     c.json(
-      ctx.scenarios.loaded().map(({ scenario, loadedAt }) => ({
-        name: scenario.name,
-        ...(scenario.description === undefined ? {} : { description: scenario.description }),
-        merchants: scenario.merchants.map(({ merchantSecret: _secret, ...m }) => m),
-        cards: scenario.cards.map((card) => ({ ...card, number: mask(card.number) })),
-        rules: scenario.rules.map((rule) => (rule.card === undefined ? rule : { ...rule, card: mask(rule.card) })),
-        loadedAt: toIso(loadedAt),
-      })),
+      of(c)
+        .scenarios.loaded()
+        .map(({ scenario, loadedAt }) => ({
+          name: scenario.name,
+          ...(scenario.description === undefined ? {} : { description: scenario.description }),
+          merchants: scenario.merchants.map(({ merchantSecret: _secret, ...m }) => m),
+          cards: scenario.cards.map((card) => ({ ...card, number: mask(card.number) })),
+          rules: scenario.rules.map((rule) => (rule.card === undefined ? rule : { ...rule, card: mask(rule.card) })),
+          loadedAt: toIso(loadedAt),
+        })),
       200,
     ),
   );

@@ -14,7 +14,7 @@
  * - The rate limit counts real time (as the live limit does), not virtual time.
  */
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/env.js";
+import { type AppEnv, perSandbox, type Scoped } from "../http/env.js";
 import { realNowMs } from "../platform/clock.js";
 import { isCurrency, parseAmount } from "../platform/money.js";
 import { DEFAULT_PROFILE, type Flow, type OutcomeEngine } from "../scenarios/outcome-engine.js";
@@ -57,8 +57,8 @@ function matchInput(body: Json, flow: Flow, outcomes: OutcomeEngine) {
  * Middleware for one create route: answers the matching fault rule's status, or waits its latency
  * and goes on. Mounted on the route, after the bearer check, so only authenticated requests see faults.
  */
-export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareHandler<AppEnv> {
-  const faulty: MiddlewareHandler<AppEnv> = async (c, next) => {
+export function faultInjection(outcomesOf: Scoped<OutcomeEngine>, flow: Flow): MiddlewareHandler<AppEnv> {
+  const faulty = async (c: Parameters<MiddlewareHandler<AppEnv>>[0], next: () => Promise<void>, outcomes: OutcomeEngine) => {
     let body: Json | undefined;
     try {
       body = obj(JSON.parse(await c.req.text()));
@@ -81,15 +81,26 @@ export function faultInjection(outcomes: OutcomeEngine, flow: Flow): MiddlewareH
     return c.json({ errorMessage: `Sandbox fault injected by a scenario rule: HTTP ${rule.httpStatus}` }, rule.httpStatus);
   };
   // requests pay for this layer (reading the body, an async step) only while some loaded rule is a fault
-  return (c, next) => (outcomes.hasFaultRules() ? faulty(c, next) : next());
+  return (c, next) => {
+    const outcomes = outcomesOf(c);
+    return outcomes.hasFaultRules() ? faulty(c, next, outcomes) : next();
+  };
 }
 
-/** `SANDBOX_RATE_LIMIT`: per merchant, at most `limit` requests per fixed window of `windowMs` real ms. */
-export function rateLimit(opts: { limit: number; windowMs: number }, now: () => number = realNowMs): MiddlewareHandler<AppEnv> {
-  const windows = new Map<string, { start: number; count: number }>();
+/**
+ * `SANDBOX_RATE_LIMIT`: per merchant of each sandbox, at most `limit` requests per fixed window of
+ * `windowMs` real ms. `sandboxOf` tells one sandbox from another: each counts its own merchants.
+ */
+export function rateLimit(
+  opts: { limit: number; windowMs: number },
+  sandboxOf: Scoped<object>,
+  now: () => number = realNowMs,
+): MiddlewareHandler<AppEnv> {
+  const windowsOf = perSandbox(sandboxOf, () => new Map<string, { start: number; count: number }>());
   return async (c, next) => {
     const merchant = c.get("merchant")?.merchantKey;
     if (!merchant) return next();
+    const windows = windowsOf(c);
     const t = now();
     let w = windows.get(merchant);
     if (!w || t >= w.start + opts.windowMs) {

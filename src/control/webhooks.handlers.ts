@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../http/env.js";
+import type { AppEnv, Scoped } from "../http/env.js";
 import { openRoute } from "../http/route-use.js";
 import type { WebhookDispatcher } from "../webhooks/dispatcher.js";
 import type { JournalEntry, WebhookJournal } from "../webhooks/journal.js";
@@ -18,20 +18,20 @@ const typed = (entry: JournalEntry) => entry as WebhookDeliveryResponse;
 
 export function registerWebhooks(
   app: OpenAPIHono<AppEnv>,
-  ctx: { journal: WebhookJournal; webhooks: Pick<WebhookDispatcher, "settled"> },
+  of: Scoped<{ journal: WebhookJournal; webhooks: Pick<WebhookDispatcher, "settled"> }>,
 ) {
   // reads wait for the answers already read to be recorded (docs/webhooks.md)
   openRoute(app, webhookJournalRoute, async (c) => {
-    await ctx.webhooks.settled();
-    return c.json(ctx.journal.list(c.req.valid("query")).map(typed), 200);
+    await of(c).webhooks.settled();
+    return c.json(of(c).journal.list(c.req.valid("query")).map(typed), 200);
   });
 
   openRoute(app, webhookDeliveryRoute, async (c) => {
-    await ctx.webhooks.settled();
-    return c.json(typed(ctx.journal.get(c.req.valid("param").id)), 200);
+    await of(c).webhooks.settled();
+    return c.json(typed(of(c).journal.get(c.req.valid("param").id)), 200);
   });
 
   openRoute(app, webhookReplayRoute, (c) =>
-    c.json(typed(ctx.journal.replay(c.req.valid("param").id, c.req.valid("json") ?? {})), 201),
+    c.json(typed(of(c).journal.replay(c.req.valid("param").id, c.req.valid("json") ?? {})), 201),
   );
 }

@@ -9,6 +9,8 @@ import type { DashboardDeps } from "./deps.js";
  * Every action the dashboard performs, each one call to the service that owns it (docs/control-plane.md
  * clock/advance, webhook replay, transaction complete): the one place to follow a rename.
  */
+export type DashboardActions = ReturnType<typeof dashboardActions>;
+
 export function dashboardActions(ctx: DashboardDeps) {
   /** An action as the control-plane call it stands for, in the recording (docs/recording.md). */
   const record = (kind: "advance" | "request", at: number, path: string, body: unknown, status: number, answer: unknown) =>

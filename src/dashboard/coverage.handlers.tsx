@@ -2,12 +2,11 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
 import { CoveragePage } from "./coverage.view.js";
-import type { DashboardDeps } from "./deps.js";
 import type { PageKit } from "./page-kit.js";
 
-export function registerCoveragePage(app: OpenAPIHono<AppEnv>, ctx: Pick<DashboardDeps, "coverage">, kit: PageKit) {
+export function registerCoveragePage(app: OpenAPIHono<AppEnv>, kit: PageKit) {
   app.get(
     "/dashboard/coverage",
-    kit.htmlPage("coverage", (_c, f) => <CoveragePage frame={f} report={ctx.coverage.report()} />),
+    kit.htmlPage("coverage", (c, f) => <CoveragePage frame={f} report={kit.scope(c).ctx.coverage.report()} />),
   );
 }

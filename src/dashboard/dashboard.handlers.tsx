@@ -7,7 +7,7 @@
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../http/env.js";
+import { type AppEnv, perSandbox, type Scoped } from "../http/env.js";
 import { DashboardAccess } from "./access.js";
 import { dashboardActions } from "./actions.js";
 import { registerCoveragePage } from "./coverage.handlers.js";
@@ -22,22 +22,29 @@ import { registerTransactionPages } from "./transactions.handlers.js";
 /**
  * `GET /` for browsers and everything under `/dashboard/` (docs/dashboard.md): the guard of
  * `/dashboard/*`, which the app mounts before any body is read (who is asking is judged first), and
- * `register`, which adds the routes.
+ * `register`, which adds the routes. What a sandbox's dashboard holds (its queries, its session) is
+ * made on its first dashboard request and kept while its services live.
  */
-export function dashboard(ctx: DashboardDeps): { guard: MiddlewareHandler<AppEnv>; register(app: OpenAPIHono<AppEnv>): void } {
-  const repo = new DashboardRepo(ctx.db);
-  const access = new DashboardAccess({ adminToken: ctx.config.adminToken, publicUrl: ctx.publicUrl });
-  const kit = pageKit(ctx, repo, access);
-  const guard = dashboardGuard(access, kit);
+export function dashboard(of: Scoped<DashboardDeps>): {
+  guard: MiddlewareHandler<AppEnv>;
+  register(app: OpenAPIHono<AppEnv>): void;
+} {
+  const scope = perSandbox(of, (ctx) => ({
+    ctx,
+    repo: new DashboardRepo(ctx.db),
+    access: new DashboardAccess({ adminToken: ctx.config.adminToken, publicUrl: ctx.publicUrl }),
+    actions: dashboardActions(ctx),
+  }));
+  const kit = pageKit(scope);
+  const guard = dashboardGuard(kit);
   return {
     guard,
     register(app) {
-      const actions = dashboardActions(ctx);
-      registerTransactionPages(app, ctx, repo, kit, actions, guard);
-      registerListPages(app, repo, kit);
-      registerCoveragePage(app, ctx, kit);
-      registerTools(app, ctx, kit, actions);
-      registerSession(app, access);
+      registerTransactionPages(app, kit, guard);
+      registerListPages(app, kit);
+      registerCoveragePage(app, kit);
+      registerTools(app, kit);
+      registerSession(app, kit);
       // a bookmark of the old JSON index, or a typo under /dashboard, lands somewhere useful
       app.get("/dashboard", (c) => c.redirect("/", 303));
     },

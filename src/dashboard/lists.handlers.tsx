@@ -1,18 +1,17 @@
 /** The subscription and merchant pages (docs/dashboard.md): read only. */
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../http/env.js";
-import type { DashboardRepo } from "./dashboard.repo.js";
 import { SUBSCRIPTION_STATUSES } from "./format.js";
 import { MerchantsPage } from "./merchants.view.js";
 import type { PageKit } from "./page-kit.js";
 import { oneOf, pageRequest } from "./paging.js";
 import { SubscriptionListPage } from "./subscriptions.view.js";
 
-export function registerListPages(app: OpenAPIHono<AppEnv>, repo: DashboardRepo, kit: PageKit) {
+export function registerListPages(app: OpenAPIHono<AppEnv>, kit: PageKit) {
   app.get(
     "/dashboard/subscriptions",
     kit.htmlPage("subscriptions", (c, f) => {
-      const { rows, options } = kit.merchantOptions();
+      const { rows, options } = kit.merchantOptions(c);
       const filter = {
         merchant: oneOf(
           c,
@@ -28,7 +27,7 @@ export function registerListPages(app: OpenAPIHono<AppEnv>, repo: DashboardRepo,
           filter={filter}
           limit={req.limit}
           merchants={options}
-          page={repo.subscriptions(filter, req)}
+          page={kit.scope(c).repo.subscriptions(filter, req)}
         />
       );
     }),
@@ -36,6 +35,9 @@ export function registerListPages(app: OpenAPIHono<AppEnv>, repo: DashboardRepo,
 
   app.get(
     "/dashboard/merchants",
-    kit.htmlPage("merchants", (_c, f) => <MerchantsPage frame={f} merchants={repo.merchants()} scenarios={repo.scenarios()} />),
+    kit.htmlPage("merchants", (c, f) => {
+      const { repo } = kit.scope(c);
+      return <MerchantsPage frame={f} merchants={repo.merchants()} scenarios={repo.scenarios()} />;
+    }),
   );
 }

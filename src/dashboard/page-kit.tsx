@@ -4,8 +4,10 @@
  * 4xx, and an action answered 303 back to its page with its outcome as the flash message.
  */
 import type { Context } from "hono";
+import type { RouteContext, Scoped } from "../http/env.js";
 import { SandboxError } from "../platform/errors.js";
 import type { DashboardAccess } from "./access.js";
+import type { DashboardActions } from "./actions.js";
 import type { DashboardRepo, MerchantRow } from "./dashboard.repo.js";
 import type { DashboardDeps } from "./deps.js";
 import { readFlash, setFlash } from "./flash.js";
@@ -17,28 +19,40 @@ export const merchantLabel = (m: MerchantRow): string => (m.name ? `${m.name} ·
 
 export type PageKit = ReturnType<typeof pageKit>;
 
-export function pageKit(ctx: DashboardDeps, repo: DashboardRepo, access: DashboardAccess) {
+/** What one sandbox's dashboard holds: its services, its queries, its session, its actions. */
+export interface DashboardScope {
+  ctx: DashboardDeps;
+  repo: DashboardRepo;
+  access: DashboardAccess;
+  actions: DashboardActions;
+}
+
+/** `scope(c)`: the request's sandbox's dashboard (one route tree serves every sandbox, src/http/env.ts). */
+export function pageKit(scope: Scoped<DashboardScope>) {
   // the path as this app routes it (a sandbox's without its base: its links get it back, src/http/base-path.ts)
   const here = (c: Context): string => `${c.req.path}${new URL(c.req.url).search}`;
 
-  const frame = (c: Context, section: Frame["section"]): Frame => ({
-    here: here(c),
-    section,
-    nowMs: ctx.clock.nowMs(),
-    scale: ctx.clock.scale,
-    flash: readFlash(c),
-    loggedIn: access.guarded,
-    eventsSince: ctx.events.newest,
-    canFork: ctx.fork !== undefined,
-  });
+  const frame = (c: RouteContext, section: Frame["section"]): Frame => {
+    const { ctx, access } = scope(c);
+    return {
+      here: here(c),
+      section,
+      nowMs: ctx.clock.nowMs(),
+      scale: ctx.clock.scale,
+      flash: readFlash(c),
+      loggedIn: access.guarded,
+      eventsSince: ctx.events.newest,
+      canFork: ctx.fork !== undefined,
+    };
+  };
 
-  const merchantOptions = (): { rows: MerchantRow[]; options: MerchantOption[] } => {
-    const rows = repo.merchants();
+  const merchantOptions = (c: RouteContext): { rows: MerchantRow[]; options: MerchantOption[] } => {
+    const rows = scope(c).repo.merchants();
     return { rows, options: rows.map((m) => ({ key: m.merchantKey, label: merchantLabel(m) })) };
   };
 
   /** A page handler whose bad input (a SandboxError 4xx) becomes an HTML page with that status. */
-  const htmlPage = (section: Frame["section"], build: (c: Context, f: Frame) => Rendered) => async (c: Context) => {
+  const htmlPage = (section: Frame["section"], build: (c: RouteContext, f: Frame) => Rendered) => async (c: RouteContext) => {
     const t0 = start();
     const f = frame(c, section);
     try {
@@ -70,5 +84,5 @@ export function pageKit(ctx: DashboardDeps, repo: DashboardRepo, access: Dashboa
     return c.redirect(back, 303);
   };
 
-  return { here, frame, merchantOptions, htmlPage, act };
+  return { scope, here, frame, merchantOptions, htmlPage, act };
 }

@@ -5,16 +5,17 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../http/env.js";
-import { type DashboardAccess, localPath } from "./access.js";
+import { localPath } from "./access.js";
 import { MessagePage } from "./layout.js";
 import { LoginPage } from "./login.view.js";
 import type { PageKit } from "./page-kit.js";
 import { readForm, sendPage, start } from "./page-response.js";
 
 /** Every dashboard request: POSTs from our own origin only (CSRF), then the admin session. */
-export function dashboardGuard(access: DashboardAccess, kit: PageKit): MiddlewareHandler<AppEnv> {
+export function dashboardGuard(kit: PageKit): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const t0 = start();
+    const { access } = kit.scope(c);
     const post = c.req.method === "POST";
     if (post && !access.sameOrigin(c)) {
       const message = "Refused: this form was not posted from the dashboard's own origin (Origin or Referer header).";
@@ -30,8 +31,9 @@ export function dashboardGuard(access: DashboardAccess, kit: PageKit): Middlewar
 }
 
 /** `GET`/`POST /dashboard/login`, `POST /dashboard/logout`. */
-export function registerSession(app: OpenAPIHono<AppEnv>, access: DashboardAccess) {
+export function registerSession(app: OpenAPIHono<AppEnv>, kit: PageKit) {
   app.get("/dashboard/login", async (c) => {
+    const { access } = kit.scope(c);
     const next = localPath(c.req.query("next"));
     if (!access.guarded || access.admits(c)) return c.redirect(next, 303);
     return sendPage(c, 200, <LoginPage next={next} />, start());
@@ -39,6 +41,7 @@ export function registerSession(app: OpenAPIHono<AppEnv>, access: DashboardAcces
 
   app.post("/dashboard/login", async (c) => {
     const t0 = start();
+    const { access } = kit.scope(c);
     const form = await readForm(c);
     const next = localPath(form.next);
     if (!access.guarded) return c.redirect(next, 303);
@@ -47,6 +50,7 @@ export function registerSession(app: OpenAPIHono<AppEnv>, access: DashboardAcces
   });
 
   app.post("/dashboard/logout", (c) => {
+    const { access } = kit.scope(c);
     access.logOut(c);
     return c.redirect(access.guarded ? "/dashboard/login" : "/", 303);
   });

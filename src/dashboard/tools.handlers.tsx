@@ -13,19 +13,13 @@ import { recordingFile, recordingYaml } from "../recording/recording.handlers.js
 import { snapshotOf } from "../snapshots/images.js";
 import { SNAPSHOT_TYPE } from "../snapshots/snapshot-file.js";
 import { localPath } from "./access.js";
-import type { dashboardActions } from "./actions.js";
-import type { DashboardDeps } from "./deps.js";
 import { setFlash } from "./flash.js";
 import type { PageKit } from "./page-kit.js";
 import { readForm } from "./page-response.js";
 
-export function registerTools(
-  app: OpenAPIHono<AppEnv>,
-  ctx: DashboardDeps,
-  kit: PageKit,
-  actions: ReturnType<typeof dashboardActions>,
-) {
+export function registerTools(app: OpenAPIHono<AppEnv>, kit: PageKit) {
   app.post("/dashboard/clock/advance", async (c) => {
+    const { actions } = kit.scope(c);
     const form = await readForm(c);
     return kit.act(c, localPath(form.back), async () => {
       const by = form.by?.trim();
@@ -39,11 +33,12 @@ export function registerTools(
   app.get("/dashboard/recording", (c) => {
     c.header("Content-Disposition", 'attachment; filename="recording.yaml"');
     c.header("Cache-Control", "no-store");
-    return c.body(recordingYaml(recordingFile(ctx)), 200, { "content-type": "application/yaml; charset=utf-8" });
+    return c.body(recordingYaml(recordingFile(kit.scope(c).ctx)), 200, { "content-type": "application/yaml; charset=utf-8" });
   });
 
   // the sandbox's whole state as a file (GET /_sandbox/snapshot behind the dashboard's session, docs/snapshots.md)
   app.get("/dashboard/snapshot", async (c) => {
+    const { ctx } = kit.scope(c);
     const { file, nowMs, source } = await snapshotOf(ctx, ctx.config.db);
     const stamp = toIso(nowMs).replace(/[:.]/g, "-");
     c.header("Content-Disposition", `attachment; filename="${source}-${stamp}.paysandbox"`);
@@ -56,6 +51,7 @@ export function registerTools(
   // Fork: a new sandbox, a copy of this one now (docs/snapshots.md); the browser lands on the copy's
   // dashboard, at the path of its baseUrl on the host the browser used (the public URL may name another)
   app.post("/dashboard/fork", async (c) => {
+    const { ctx } = kit.scope(c);
     const form = await readForm(c);
     const fork = ctx.fork;
     if (!fork)
@@ -78,6 +74,6 @@ export function registerTools(
   app.get("/dashboard/events", (c) => {
     const query = EventsQuerySchema.safeParse(c.req.query());
     if (!query.success) throw invalidField(String(query.error.issues[0]?.path[0] ?? "query"));
-    return eventStream(c, ctx.events, query.data, c.req.header("last-event-id"));
+    return eventStream(c, kit.scope(c).ctx.events, query.data, c.req.header("last-event-id"));
   });
 }

@@ -9,9 +9,7 @@ import { isTransactionKind, KIND_FACTS, TRANSACTION_KINDS } from "../modules/tra
 import { invalidField, missingField, notFound } from "../platform/errors.js";
 import { APM_METHODS, DECLINE_CODES } from "../platform/fixtures.js";
 import { localPath } from "./access.js";
-import type { dashboardActions } from "./actions.js";
-import type { DashboardRepo, TransactionRow } from "./dashboard.repo.js";
-import type { DashboardDeps } from "./deps.js";
+import type { TransactionRow } from "./dashboard.repo.js";
 import { TRANSACTION_STATUSES } from "./format.js";
 import { merchantLabel, type PageKit } from "./page-kit.js";
 import { readForm } from "./page-response.js";
@@ -40,19 +38,13 @@ function shopperLinks(row: TransactionRow): Array<{ href: string; text: string }
 
 const CAN_COMPLETE = new Set(["PROCESSING", "PENDING"]);
 
-export function registerTransactionPages(
-  app: OpenAPIHono<AppEnv>,
-  ctx: DashboardDeps,
-  repo: DashboardRepo,
-  kit: PageKit,
-  actions: ReturnType<typeof dashboardActions>,
-  guard: MiddlewareHandler<AppEnv>,
-) {
+export function registerTransactionPages(app: OpenAPIHono<AppEnv>, kit: PageKit, guard: MiddlewareHandler<AppEnv>) {
   app.get(
     "/",
     guard,
     kit.htmlPage("transactions", (c, f) => {
-      const { rows, options } = kit.merchantOptions();
+      const { ctx, repo } = kit.scope(c);
+      const { rows, options } = kit.merchantOptions(c);
       const merchant = oneOf(
         c,
         "merchant",
@@ -82,6 +74,7 @@ export function registerTransactionPages(
   app.get(
     "/dashboard/transactions/:id",
     kit.htmlPage("transactions", (c, f) => {
+      const { repo } = kit.scope(c);
       const id = c.req.param("id") ?? "";
       const row = repo.transaction(id);
       if (!row) throw notFound(`Transaction not found: ${id}`);
@@ -108,7 +101,7 @@ export function registerTransactionPages(
     const id = c.req.param("id") ?? "";
     const form = await readForm(c);
     return kit.act(c, localPath(form.back), () => {
-      const entry = actions.replay(id);
+      const entry = kit.scope(c).actions.replay(id);
       return `Webhook ${id} replayed as ${entry.id} (sent now).`;
     });
   });
@@ -125,7 +118,7 @@ export function registerTransactionPages(
         declineCode = Number(form.declineCode);
         if (!DECLINE_CODES.some((d) => String(d.code) === form.declineCode)) throw invalidField("declineCode");
       }
-      const r = actions.complete(id, { status, declineCode });
+      const r = kit.scope(c).actions.complete(id, { status, declineCode });
       return `Transaction ${r.transactionId} completed: ${r.transactionStatus}${r.declineCode !== null ? ` (declineCode ${r.declineCode})` : ""}.`;
     });
   });

@@ -1,7 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { type SSEMessage, SSEStreamingApi, streamSSE } from "hono/streaming";
-import type { AppEnv } from "../http/env.js";
+import type { AppEnv, Scoped } from "../http/env.js";
 import { invalidField } from "../platform/errors.js";
 import type { EventFilter, EventLog, StoredEvent } from "./event-log.js";
 import { type EventsQuery, eventsRoute } from "./events.routes.js";
@@ -92,6 +92,6 @@ export async function eventStream(
   });
 }
 
-export function registerEvents(app: OpenAPIHono<AppEnv>, ctx: { events: EventLog }) {
-  app.openapi(eventsRoute, (c) => eventStream(c, ctx.events, c.req.valid("query"), c.req.valid("header")["last-event-id"]));
+export function registerEvents(app: OpenAPIHono<AppEnv>, of: Scoped<{ events: EventLog }>) {
+  app.openapi(eventsRoute, (c) => eventStream(c, of(c).events, c.req.valid("query"), c.req.valid("header")["last-event-id"]));
 }

@@ -21,7 +21,7 @@ import { EXAMPLE_IP } from "../platform/examples.js";
 import { AMOUNT_REASON, amountTextReason, CURRENCY_REASON, isCurrency, parseAmount } from "../platform/money.js";
 import { didYouMean } from "../platform/unknown-keys.js";
 import type { BodyTypes } from "./common-answers.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv, Scoped } from "./env.js";
 import { errorFieldFor } from "./gateway.js";
 import { malformedJsonMessage } from "./json-syntax.js";
 
@@ -285,7 +285,7 @@ export function explainedBy(
 }
 
 /** `bodyTypes`: the media types of each route's body (src/http/common-answers.ts), which its 415 names. */
-export function errorHandler(logger: Logger, bodyTypes?: BodyTypes): ErrorHandler<AppEnv> {
+export function errorHandler(loggerOf: Scoped<Logger>, bodyTypes?: BodyTypes): ErrorHandler<AppEnv> {
   return async (err, c) => {
     if (err instanceof SandboxError) {
       if (err.behaviour) c.set("behaviour", err.behaviour);
@@ -313,7 +313,7 @@ export function errorHandler(logger: Logger, bodyTypes?: BodyTypes): ErrorHandle
       if (wantsErrorField(c)) return c.json({ error: message }, status);
       return c.json(status === 400 ? badRequestBody(message, []) : errorBody(message), status);
     }
-    logger.error({ err, path: c.req.path, requestId: c.get("requestId") }, "unhandled error");
+    loggerOf(c).error({ err, path: c.req.path, requestId: c.get("requestId") }, "unhandled error");
     c.set("errorMessage", "Internal sandbox error");
     if (wantsErrorField(c)) return c.json({ error: "Internal sandbox error" }, 500);
     return c.json(errorBody("Internal sandbox error"), 500);

@@ -6,7 +6,7 @@ import { committed } from "../db/commit.js";
 import type { Merchant } from "../db/schema/index.js";
 import { safeEqual } from "../platform/crypto.js";
 import { type SandboxError, unauthorized } from "../platform/errors.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv, Scoped } from "./env.js";
 import { GATEWAY_PREFIXES, PUBLIC_GATEWAY_PATHS } from "./gateway.js";
 import { LINGER_MAX_MS, lingerIfUnread } from "./linger.js";
 
@@ -20,21 +20,21 @@ export interface Authenticator {
  * Resolves the merchant from the bearer token for every gateway route but the public ones. Mounted
  * before the body is read: who is asking is judged first (docs/api.md#errors).
  */
-export function bearerAuth(auth: Authenticator): MiddlewareHandler<AppEnv> {
+export function bearerAuth(authOf: Scoped<Authenticator>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const path = c.req.path;
     const prefix = GATEWAY_PREFIXES.find((p) => path.startsWith(`${p}/`));
     if (prefix && !PUBLIC_GATEWAY_PATHS.has(path.slice(prefix.length))) {
-      c.set("merchant", await auth.authenticate(c.req.header("authorization")));
+      c.set("merchant", await authOf(c).authenticate(c.req.header("authorization")));
     }
     await next();
   };
 }
 
 /** The report's own credentials, `x-merchant-key` and `x-merchant-secret` (docs/report.md), judged before its body. */
-export function reportCredentials(auth: Authenticator): MiddlewareHandler<AppEnv> {
+export function reportCredentials(authOf: Scoped<Authenticator>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    c.set("merchant", auth.verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
+    c.set("merchant", authOf(c).verifyCredentials(c.req.header("x-merchant-key"), c.req.header("x-merchant-secret")));
     await next();
   };
 }
@@ -71,11 +71,14 @@ export function adminAuth(token: string | undefined): MiddlewareHandler<AppEnv> 
  * `refused`, when given, hears of every answer of 400 or more first (the coverage report's error
  * answers, docs/coverage.md), so what it writes commits with the answer; an answer below 400 costs one comparison.
  */
-export function awaitCommit(sqlite: Database.Database, refused?: (c: Context<AppEnv>) => void): MiddlewareHandler<AppEnv> {
+export function awaitCommit(
+  sqliteOf: Scoped<Database.Database>,
+  refused?: (c: Context<AppEnv>) => void,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     await next();
     if (refused && c.res.status >= 400) refused(c);
-    const done = committed(sqlite);
+    const done = committed(sqliteOf(c));
     if (done) await done;
   };
 }
@@ -89,8 +92,13 @@ const REQUEST_ID = /^[\w\-.:]{1,255}$/;
  * connection after it without losing it (src/http/linger.ts; `lingerMs` bounds that). One middleware
  * for all three: each async layer costs every request.
  */
-export function requestContext(logger: Logger, basePath = "", lingerMs = LINGER_MAX_MS): MiddlewareHandler<AppEnv> {
+export function requestContext(
+  loggerOf: Scoped<Logger>,
+  basePathOf?: Scoped<string>,
+  lingerMs = LINGER_MAX_MS,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const logger = loggerOf(c);
     const given = c.req.header("x-request-id");
     const reqId = given && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     c.set("requestId", reqId);
@@ -110,7 +118,7 @@ export function requestContext(logger: Logger, basePath = "", lingerMs = LINGER_
     // a 4xx/5xx says why (its errorMessage names a field, never a value: no card data)
     const errorMessage = status >= 400 ? c.get("errorMessage") : undefined;
     // a sandbox's routes see paths without its base (docs/parallel-suites.md); its log lines show the whole path
-    const path = basePath + c.req.path;
+    const path = basePathOf ? basePathOf(c) + c.req.path : c.req.path;
     const line = { reqId, method: c.req.method, path, status, ms, ...(errorMessage ? { errorMessage } : {}) };
     const msg = `${c.req.method} ${path} ${status}${ms === undefined ? "" : ` ${ms}ms`}${errorMessage ? `: ${errorMessage}` : ""}`;
     if (status >= 500) logger.error(line, msg);

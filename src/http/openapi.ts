@@ -12,11 +12,11 @@
  *   null it means to allow) becomes `anyOf: [{$ref}, {type: null}]`, what zod's `.nullable()` says.
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "./env.js";
+import type { AppEnv, Scoped } from "./env.js";
 
 export interface OpenApiOptions {
-  /** This sandbox's base URL (the first of `servers`). */
-  serverUrl: () => string;
+  /** The base URL of the request's sandbox (the first of `servers`). */
+  serverUrl: Scoped<string>;
   /** The root also lists the sandboxes' base URLs as a server with a variable. */
   root: boolean;
   info: { title: string; version: string; description: string };
@@ -93,17 +93,24 @@ export function tidyDocument(node: Json): void {
   }
 }
 
-/** Serves the document at /openapi.json, made on its first request and kept (the routes do not change after). */
+/** Stands for the server URL in the document's text until a request names its sandbox's. */
+const SERVER_URL = "https://paysandbox.invalid/server-url";
+
+/**
+ * Serves the document at /openapi.json, made on its first request and kept (the routes do not change
+ * after): one text for every sandbox of the app, its servers' URL put in per request.
+ */
 export function serveOpenApi(app: OpenAPIHono<AppEnv>, opts: OpenApiOptions): void {
-  let text: string | undefined;
+  let parts: string[] | undefined;
   app.get("/openapi.json", (c) => {
-    text ??= JSON.stringify(buildDocument(app, opts));
+    parts ??= JSON.stringify(buildDocument(app, opts, SERVER_URL)).split(SERVER_URL);
+    // inside JSON strings: the URL as JSON writes it, less its quotes
+    const text = parts.join(JSON.stringify(opts.serverUrl(c)).slice(1, -1));
     return c.body(text, 200, { "content-type": "application/json" });
   });
 }
 
-export function buildDocument(app: OpenAPIHono<AppEnv>, opts: OpenApiOptions): JsonObject {
-  const url = opts.serverUrl();
+export function buildDocument(app: OpenAPIHono<AppEnv>, opts: Omit<OpenApiOptions, "serverUrl">, url: string): JsonObject {
   const servers: JsonObject[] = [{ url, description: opts.root ? "This server (its root sandbox)" : "This sandbox" }];
   if (opts.root) {
     servers.push({

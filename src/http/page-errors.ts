@@ -7,7 +7,7 @@
 import type { Hook } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import { SandboxError } from "../platform/errors.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv, RouteContext } from "./env.js";
 import { validationHook } from "./errors.js";
 import { renderMessage } from "./shopper-page.js";
 
@@ -45,11 +45,11 @@ export function htmlErrors(): MiddlewareHandler<AppEnv> {
  * The validation hook of a page's form post: an unknown transaction is a 404 before anything in the
  * form is judged; otherwise the shared hook's 400 (made HTML by htmlErrors).
  */
-export function pageFormHook<I, P extends string, R>(lookup: (id: string) => unknown): Hook<I, AppEnv, P, R> {
+export function pageFormHook<I, P extends string, R>(lookup: (id: string, c: RouteContext) => unknown): Hook<I, AppEnv, P, R> {
   const hook: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
     if (result.success) return;
     try {
-      lookup(c.req.param("id") ?? "");
+      lookup(c.req.param("id") ?? "", c);
     } catch (err) {
       if (err instanceof SandboxError && err.status === 404) {
         return c.html(renderMessage(TITLES[404] as string, err.message), 404, NO_STORE);

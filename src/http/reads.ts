@@ -7,7 +7,7 @@
  */
 import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Merchant } from "../db/schema/index.js";
-import type { AppEnv } from "./env.js";
+import type { AppEnv, RouteContext } from "./env.js";
 import { gatewayRoute } from "./gateway.js";
 import { errorResponses, jsonResponse, pathParam } from "./schemas.js";
 
@@ -39,14 +39,14 @@ export function readRoute<S extends z.ZodType>(cfg: ReadRouteConfig<S>) {
 }
 
 /**
- * Mounts a read under both gateway prefixes: `read(merchant, id)` answers the record (the service
+ * Mounts a read under both gateway prefixes: `read(merchant, id, c)` answers the record (the service
  * throws the 404), which goes out as JSON with 200.
  */
 export function gatewayRead<S extends z.ZodType>(
   app: OpenAPIHono<AppEnv>,
   route: ReturnType<typeof readRoute<S>>,
-  read: (merchant: Merchant, id: string) => z.infer<S>,
+  read: (merchant: Merchant, id: string, c: RouteContext) => z.infer<S>,
 ) {
   // the record's type is the schema's (checked at `read`); the generic route's response type is not resolvable here
-  gatewayRoute(app, route, (c) => c.json(read(c.get("merchant"), c.req.valid("param").id), 200) as never);
+  gatewayRoute(app, route, (c) => c.json(read(c.get("merchant"), c.req.valid("param").id, c), 200) as never);
 }

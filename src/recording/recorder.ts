@@ -26,7 +26,7 @@ import type { Db } from "../db/client.js";
 import { inBatch } from "../db/commit.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
-import type { AppEnv } from "../http/env.js";
+import type { AppEnv, Scoped } from "../http/env.js";
 import type { RecordedKind } from "../http/route-use.js";
 import type { Clock } from "../platform/clock.js";
 import type { PageStep } from "../scenarios/steps.schema.js";
@@ -124,7 +124,7 @@ export class Recorder {
   }
 
   get enabled(): boolean {
-    return this.keep > 0;
+    return recordingEnabled(this.keep);
   }
 
   /**
@@ -221,13 +221,17 @@ function keptOf(kind: CallKind, answer: string): string | undefined {
   }
 }
 
+/** Whether a recorder that keeps `keep` calls records anything (SANDBOX_RECORDING_KEEP=0: nothing, docs/recording.md). */
+export const recordingEnabled = (keep: number): boolean => keep > 0;
+
 /**
  * The middleware of a route that declares `recorded: kind` (src/http/route-use.ts), mounted on it
  * after the body reader and the auth checks and inside awaitCommit. It takes the answer's JSON as
  * it was made (jsonTextOf) and records the call.
  */
-export function recordCalls(recorder: Recorder, clock: Clock, kind: CallKind): MiddlewareHandler<AppEnv> {
+export function recordCalls(of: Scoped<{ recorder: Recorder; clock: Clock }>, kind: CallKind): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const { recorder, clock } = of(c);
     const at = clock.nowMs();
     await next();
     // mounted after the auth checks; a 401 here is a route's own credentials refused (the report's)

@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { accepts } from "hono/accepts";
 import type { Node as YamlNode } from "yaml";
-import type { AppEnv } from "../http/env.js";
+import type { AppEnv, Scoped } from "../http/env.js";
 import { parseInstant } from "../platform/clock.js";
 import { BUILTIN_MERCHANT, TEST_CARDS } from "../platform/fixtures.js";
 import { loadYaml } from "../platform/nesting.js";
@@ -60,11 +60,11 @@ export function recordingFile(ctx: RecordingDeps, from = 0, to = Number.MAX_SAFE
   });
 }
 
-export function registerRecording(app: OpenAPIHono<AppEnv>, ctx: RecordingDeps) {
+export function registerRecording(app: OpenAPIHono<AppEnv>, of: Scoped<RecordingDeps>) {
   app.openapi(recordingRoute, (c) => {
     const query = c.req.valid("query");
     const file = recordingFile(
-      ctx,
+      of(c),
       query.from === undefined ? undefined : parseInstant(query.from),
       query.to === undefined ? undefined : parseInstant(query.to),
     );

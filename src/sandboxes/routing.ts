@@ -2,7 +2,8 @@
  * A request under `/sandboxes/{id}` to its sandbox (docs/parallel-suites.md): a closed one is opened
  * first (its database from storage.ts, its services composed again; concurrent first requests share
  * one open), its TTL renewed, its place in the least-recently-used order moved to the end, and the
- * request handed to its composition, which strips the prefix.
+ * request handed to its composition, which hands it on to the one app of every sandbox with its
+ * services (src/app.ts createSandboxesApp; that app's router sees the path without the prefix).
  */
 import type { Closing } from "./closing.js";
 import type { Composition } from "./composition.js";

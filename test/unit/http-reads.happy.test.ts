@@ -45,7 +45,7 @@ describe("readRoute and gatewayRead", () => {
       if (id === "nope") throw notFound(`Thing not found: ${id}`);
       return { id, status: `of ${merchant.merchantKey}` };
     });
-    app.onError(errorHandler({ error() {} } as never));
+    app.onError(errorHandler(() => ({ error() {} }) as never));
     for (const prefix of ["/api/v1", "/v1"]) {
       const res = await app.request(`${prefix}/things/status/th_9`);
       expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../http/env.js";
+import type { AppEnv, Scoped } from "../../http/env.js";
 import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
 import { openRoute } from "../../http/route-use.js";
 import { renderMessage } from "../../http/shopper-page.js";
@@ -43,7 +43,7 @@ const waiting = (p: ShopperPage) =>
   (p.details.apmResponseData.actionType === "REDIRECT" || p.details.apmResponseData.actionType === "QR");
 
 /** The hosted payment page and the QR page, and their answers (docs/apm.md#the-hosted-payment-page); no auth. */
-export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPages: HostedPageService }) {
+export function registerShopperPages(app: OpenAPIHono<AppEnv>, of: Scoped<{ hostedPages: HostedPageService }>) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;
     const title = err.status === 404 ? "Unknown transaction" : "Page closed";
@@ -57,7 +57,7 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPage
     app.openapi(pageRoute, (c) => {
       const { id } = c.req.valid("param");
       try {
-        const p = ctx.hostedPages.page(id);
+        const p = of(c).hostedPages.page(id);
         if (!waiting(p)) {
           const message = `Transaction ${id} is ${p.row.status}; this page is closed.`;
           return c.html(renderMessage("Page closed", message), 409, NO_STORE);
@@ -77,18 +77,19 @@ export function registerShopperPages(app: OpenAPIHono<AppEnv>, ctx: { hostedPage
         const form = c.req.valid("form") as Record<string, unknown>;
         const iframe = c.req.valid("query").mode === "iframe";
         try {
-          const row = ctx.hostedPages.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
+          const row = of(c).hostedPages.answerPage(id, form.outcome === "success" ? "success" : "failure", form);
           const target = row.status === "FAILED" ? row.failureRedirectUrl : row.successRedirectUrl;
           if (target) return c.redirect(withTransactionId(target, row.id), 303);
           const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
           return c.html(renderMessage("Thank you", message), 200, NO_STORE);
         } catch (err) {
-          if (err instanceof FormRejected) return c.html(view(ctx.hostedPages.page(id), page, iframe, form, err), 400, NO_STORE);
+          if (err instanceof FormRejected)
+            return c.html(view(of(c).hostedPages.page(id), page, iframe, form, err), 400, NO_STORE);
           const f = failurePage(err);
           return c.html(f.body, f.status, NO_STORE);
         }
       },
-      pageFormHook((pageId) => ctx.hostedPages.page(pageId)),
+      pageFormHook((pageId, c) => of(c).hostedPages.page(pageId)),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../http/env.js";
+import type { AppEnv, Scoped } from "../../http/env.js";
 import { NO_STORE, pageFormHook, withTransactionId } from "../../http/page-errors.js";
 import { openRoute } from "../../http/route-use.js";
 import { renderMessage } from "../../http/shopper-page.js";
@@ -11,7 +11,7 @@ import { renderChallenge } from "./three-ds.page.js";
 import { challengeAnswerRoute, challengePageRoute } from "./three-ds.routes.js";
 
 /** The 3DS challenge page and its answer (docs/cards.md#3ds-challenge); no auth. */
-export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: PaymentService }) {
+export function registerThreeDs(app: OpenAPIHono<AppEnv>, of: Scoped<{ payments: PaymentService }>) {
   const failurePage = (err: unknown) => {
     if (!(err instanceof SandboxError) || (err.status !== 404 && err.status !== 409)) throw err;
     const title = err.status === 404 ? "Unknown transaction" : "Challenge closed";
@@ -21,7 +21,7 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: Payme
   app.openapi(challengePageRoute, (c) => {
     const { id } = c.req.valid("param");
     try {
-      const { row, merchant } = ctx.payments.challenge(id);
+      const { row, merchant } = of(c).payments.challenge(id);
       if (row.status !== "CUSTOMER_VERIFICATION") {
         const message = `Transaction ${id} is ${row.status}; this challenge is closed.`;
         return c.html(renderMessage("Challenge closed", message), 409, NO_STORE);
@@ -48,7 +48,7 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: Payme
       const { id } = c.req.valid("param");
       const { outcome } = c.req.valid("form");
       try {
-        const row = ctx.payments.answerChallenge(id, outcome);
+        const row = of(c).payments.answerChallenge(id, outcome);
         const target = row.status === "SUCCEED" ? row.successRedirectUrl : row.failureRedirectUrl;
         if (target) return c.redirect(withTransactionId(target, row.id), 303);
         const message = `Transaction ${row.id} is ${row.status}. You can close this window.`;
@@ -58,6 +58,6 @@ export function registerThreeDs(app: OpenAPIHono<AppEnv>, ctx: { payments: Payme
         return c.html(f.body, f.status, NO_STORE);
       }
     },
-    pageFormHook((id) => ctx.payments.challenge(id)),
+    pageFormHook((id, c) => of(c).payments.challenge(id)),
   );
 }

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../http/env.js";
+import type { AppEnv, Scoped } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { gatewayRead } from "../../http/reads.js";
 import { asStatus } from "../transactions/transitions.js";
@@ -7,16 +7,16 @@ import { createRefundRoute, refundInfoRoute, refundStatusRoute } from "./refunds
 import type { RefundService } from "./refunds.service.js";
 
 /** Card refunds: create, status and info (docs/refunds-payouts.md#refunds, docs/refunds-payouts.md), under /api/v1 and /v1. */
-export function registerRefunds(app: OpenAPIHono<AppEnv>, ctx: { refunds: RefundService }) {
+export function registerRefunds(app: OpenAPIHono<AppEnv>, of: Scoped<{ refunds: RefundService }>) {
   gatewayRoute(app, createRefundRoute, (c) => {
-    const result = ctx.refunds.create(c.get("merchant"), c.req.valid("json"));
+    const result = of(c).refunds.create(c.get("merchant"), c.req.valid("json"));
     return c.json(result.body, 200);
   });
 
-  gatewayRead(app, refundStatusRoute, (merchant, id) => {
-    const row = ctx.refunds.getOwn(merchant, id);
+  gatewayRead(app, refundStatusRoute, (merchant, id, c) => {
+    const row = of(c).refunds.getOwn(merchant, id);
     return { refundId: row.id, transactionId: row.parentId ?? "", transactionStatus: asStatus(row.status) };
   });
 
-  gatewayRead(app, refundInfoRoute, (merchant, id) => ctx.refunds.info(merchant, id));
+  gatewayRead(app, refundInfoRoute, (merchant, id, c) => of(c).refunds.info(merchant, id));
 }

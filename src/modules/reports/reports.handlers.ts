@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Db } from "../../db/client.js";
-import type { AppEnv } from "../../http/env.js";
+import type { AppEnv, Scoped } from "../../http/env.js";
 import { gatewayRoute } from "../../http/gateway.js";
 import { reportRoute } from "./reports.routes.js";
 import { openReport } from "./reports.service.js";
@@ -11,7 +11,7 @@ import { openReport } from "./reports.service.js";
  * reportCredentials), so wrong credentials are always a 401, whatever the body; every error of the
  * route is `{ error }` (src/http/gateway.ts errorFieldFor).
  */
-export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { db: Db }) {
+export function registerReports(app: OpenAPIHono<AppEnv>, of: Scoped<{ db: Db }>) {
   for (const name of ["MerchantKey", "MerchantSecret"] as const) {
     app.openAPIRegistry.registerComponent("securitySchemes", name, {
       type: "apiKey",
@@ -21,7 +21,7 @@ export function registerReports(app: OpenAPIHono<AppEnv>, ctx: { db: Db }) {
     });
   }
   gatewayRoute(app, reportRoute, (c) => {
-    const report = openReport(ctx.db, c.get("merchant"), c.req.valid("json"));
+    const report = openReport(of(c).db, c.get("merchant"), c.req.valid("json"));
     return c.body(report.body, 200, {
       "Content-Type": report.contentType,
       "Content-Disposition": `attachment; filename="${report.filename}"`,
