@@ -8,8 +8,8 @@
  * 4111…, no 3DS, with a callbackUrl on a local receiver (BENCH_CALLBACK=0: without one).
  *
  * Target: the payment's p50 ≤ 2× the floor's p50 (each the median of its phases' p50s). At one
- * connection a p50 follows the server's CPU a request, every thread counted (docs/performance.md
- * "One connection"), so each phase prints that too.
+ * connection a p50 follows the server's CPU a request, every thread counted
+ * (docs/performance.md#one-connection), so each phase prints that too.
  * Run with `npx tsx bench/one-connection.ts` after `node scripts/build.mjs` (BENCH_DURATION=s per phase;
  * BENCH_MAIN=/other/dist/main.js measures another build, for A/B runs alternated by hand).
  * Prints {"bench":"one-connection","p50","floorP50","p50VsFloor","rowsP50","rowsVsFloor","p99","floorP99",...,"load1"}.
