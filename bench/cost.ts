@@ -45,7 +45,7 @@ import {
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
-/** BENCH_CONNECTIONS=1: the same account one request at a time, where no batch shares a commit (docs/performance.md "One connection"). */
+/** BENCH_CONNECTIONS=1: the same account one request at a time, where no batch shares a commit (docs/performance.md#one-connection). */
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROBE = join(ROOT, "bench/cost-probe.cjs");
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
