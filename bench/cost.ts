@@ -12,11 +12,12 @@
  * - the other (COST_SQL=1) times every SQLite statement of the main thread, so it is measured apart:
  *   statements per payment, rows written (changes) per table, rows added per table (count(*) before
  *   and after), the COMMIT's µs and its share of the main thread's CPU (of that same server).
- * Each phase: a warm-up, then DURATION seconds at 32 connections, then (with webhooks) the wait until
+ * Each phase: a warm-up, then DURATION seconds at 32 connections (BENCH_CONNECTIONS), then (with webhooks) the wait until
  * the receiver has them all, so the webhook's whole cost falls on the payments that caused it.
  *
  * Run with `npx tsx bench/cost.ts` after `node scripts/build.mjs` (BENCH_DURATION=s, default 10;
- * BENCH_MAIN=/other/dist/main.js measures another build). Prints a table and JSON lines
+ * BENCH_MAIN=/other/dist/main.js measures another build; BENCH_CONNECTIONS=1 one request at a
+ * time instead of 32). Prints a table and JSON lines
  * {"bench":"cost-floor",...}, {"bench":"cost-no-callback",...}, {"bench":"cost-webhook",...}.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -44,7 +45,8 @@ import {
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const WARMUP = Math.min(3, DURATION);
-const CONNECTIONS = 32;
+/** BENCH_CONNECTIONS=1: the same account one request at a time, where no batch shares a commit (docs/performance.md#one-connection). */
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const PROBE = join(ROOT, "bench/cost-probe.cjs");
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 

@@ -1,13 +1,18 @@
 /**
  * One connection, one request at a time: a card payment's latency against the insert floor's
- * (startBareFloor("insert"): a bare hono app doing one better-sqlite3 INSERT), both servers up
- * side by side and measured in turn floor, sandbox, sandbox, floor (then as many more rounds as
- * BENCH_ROUNDS asks), so that drift on a shared machine falls on both. The payment is 4111…, no
- * 3DS, with a callbackUrl on a local receiver (BENCH_CALLBACK=0: without one).
+ * (startBareFloor("insert"): a bare hono app doing one better-sqlite3 INSERT), and beside them the
+ * rows floor's (startBareFloor("rows"): what the payment keeps, written by hand-prepared statements
+ * in the sandbox's schema and group commit, and nothing else: the storage's own share), all three up
+ * side by side and measured in turn floor, rows, sandbox, sandbox, rows, floor (then as many more
+ * rounds as BENCH_ROUNDS asks), so that drift on a shared machine falls on all. The payment is
+ * 4111…, no 3DS, with a callbackUrl on a local receiver (BENCH_CALLBACK=0: without one).
  *
- * Target: the payment's p50 ≤ 2× the floor's p50 (each the median of its phases' p50s).
- * Run with `npx tsx bench/one-connection.ts` after `node scripts/build.mjs` (BENCH_DURATION=s per phase).
- * Prints {"bench":"one-connection","p50","floorP50","p50VsFloor","p99","floorP99",...,"load1"}.
+ * Target: the payment's p50 ≤ 2× the floor's p50 (each the median of its phases' p50s). At one
+ * connection a p50 follows the server's CPU a request, every thread counted
+ * (docs/performance.md#one-connection), so each phase prints that too.
+ * Run with `npx tsx bench/one-connection.ts` after `node scripts/build.mjs` (BENCH_DURATION=s per phase;
+ * BENCH_MAIN=/other/dist/main.js measures another build, for A/B runs alternated by hand).
+ * Prints {"bench":"one-connection","p50","floorP50","p50VsFloor","rowsP50","rowsVsFloor","p99","floorP99",...,"load1"}.
  */
 import {
   drained,
@@ -15,6 +20,7 @@ import {
   load1,
   median,
   merchantToken,
+  migratedDbFile,
   paymentBody,
   sequentialLatency,
   startBareFloor,
@@ -28,18 +34,20 @@ const CALLBACK = process.env.BENCH_CALLBACK !== "0";
 
 const receiver = await startCountingReceiver();
 const floor = await startBareFloor("insert");
-const sandbox = await startSandbox();
+const rows = await startBareFloor("rows", migratedDbFile());
+const sandbox = await startSandbox(process.env.BENCH_MAIN ? { main: process.env.BENCH_MAIN } : {});
 try {
   const token = await merchantToken(sandbox.url);
   let run = 0;
-  const phase = async (which: "floor" | "sandbox") => {
+  const phase = async (which: "floor" | "rows" | "sandbox") => {
     const prefix = `one-${++run}-`;
-    const server = which === "floor" ? floor : sandbox;
+    const server = which === "floor" ? floor : which === "rows" ? rows : sandbox;
+    const bare = which !== "sandbox";
     const r = await sequentialLatency({
       url: server.url,
       method: "POST",
-      path: which === "floor" ? "/" : "/api/v1/payments/card",
-      ...(which === "floor" ? {} : { headers: { authorization: token } }),
+      path: bare ? "/" : "/api/v1/payments/card",
+      ...(bare ? {} : { headers: { authorization: token } }),
       bodyFor: (i) => paymentBody(`${prefix}${i}`, CALLBACK ? receiver.url : undefined),
       duration: DURATION,
       warmup: Math.min(1, DURATION),
@@ -56,31 +64,37 @@ try {
   };
   const phases = {
     floor: [] as Array<Awaited<ReturnType<typeof phase>>>,
+    rows: [] as Array<Awaited<ReturnType<typeof phase>>>,
     sandbox: [] as Array<Awaited<ReturnType<typeof phase>>>,
   };
   for (let i = 0; i < ROUNDS; i++)
-    for (const which of ["floor", "sandbox", "sandbox", "floor"] as const) phases[which].push(await phase(which));
+    for (const which of ["floor", "rows", "sandbox", "sandbox", "rows", "floor"] as const) phases[which].push(await phase(which));
   // the median of each side's phases, to 0.01 ms (or 1 µs of CPU)
   const mid = (rs: typeof phases.floor, f: (r: (typeof rs)[number]) => number, digits = 2) =>
     Number(median(rs.map(f)).toFixed(digits));
   const p50 = mid(phases.sandbox, (r) => r.p50);
   const floorP50 = mid(phases.floor, (r) => r.p50);
+  const rowsP50 = mid(phases.rows, (r) => r.p50);
   const ratio = floorP50 > 0 ? p50 / floorP50 : 0;
-  const broken = [...phases.floor, ...phases.sandbox].some((r) => r.errors > 0 || r.non2xx > 0);
+  const rowsRatio = floorP50 > 0 ? rowsP50 / floorP50 : 0;
+  const broken = [...phases.floor, ...phases.rows, ...phases.sandbox].some((r) => r.errors > 0 || r.non2xx > 0);
   console.log(
     `one connection, card payment${CALLBACK ? " with a webhook" : " without a callback"}: p50 ${p50} ms against the insert floor's ${floorP50} ms: ` +
-      `${ratio.toFixed(2)}× (target ≤ 2×: ${ratio <= 2 && !broken ? "met" : "MISSED"})`,
+      `${ratio.toFixed(2)}× (target ≤ 2×: ${ratio <= 2 && !broken ? "met" : "MISSED"}); the payment's rows alone ${rowsP50} ms: ${rowsRatio.toFixed(2)}×`,
   );
   emit("one-connection", {
     callback: CALLBACK,
     p50,
     floorP50,
     p50VsFloor: Number(ratio.toFixed(2)),
+    rowsP50,
+    rowsVsFloor: Number(rowsRatio.toFixed(2)),
     p99: mid(phases.sandbox, (r) => r.p99),
     floorP99: mid(phases.floor, (r) => r.p99),
     cpuUsPerReq: mid(phases.sandbox, (r) => r.cpuUsPerReq ?? 0, 0),
     floorCpuUsPerReq: mid(phases.floor, (r) => r.cpuUsPerReq ?? 0, 0),
-    phases: ROUNDS * 4,
+    rowsCpuUsPerReq: mid(phases.rows, (r) => r.cpuUsPerReq ?? 0, 0),
+    phases: ROUNDS * 6,
     floorLoads: phases.floor.map((r) => r.load).join("/"),
     loads: phases.sandbox.map((r) => r.load).join("/"),
     loader: phases.sandbox[0]?.loader,
@@ -90,6 +104,7 @@ try {
   if (broken) process.exitCode = 1;
 } finally {
   await sandbox.stop();
+  await rows.stop();
   await floor.stop();
   receiver.stop();
 }
