@@ -270,11 +270,13 @@ export function unsupportedMediaType(types: readonly string[] = ["application/js
  * does) keeps the union's own words.
  */
 // biome-ignore lint/suspicious/noExplicitAny: a hook fits any route; it answers only the 400, in the envelope
+type AnyRouteHook = Hook<any, AppEnv, any, any>;
+
 export function explainedBy(
   reasons: z.ZodType,
   /** When `reasons` accepts what the route refused: the route's own way to say why (else zod's words). */
   otherwise?: (raw: unknown) => void,
-): Hook<any, AppEnv, any, any> {
+): AnyRouteHook {
   return async (result, c) => {
     if (result.success) return;
     const raw = await rawInput(c, result.target);

@@ -53,6 +53,7 @@ describe("/openapi.json for generators", () => {
       ["apmPayment", "apmPayout", "cardPayment", "cardPayout", "refund", "subscriptionCharge"].sort(),
     );
     expect(Object.keys(SIGNED_FIELDS)).toHaveLength(6);
+    // biome-ignore lint/suspicious/noExplicitAny: the document as parsed JSON
     for (const hook of Object.values(doc.webhooks) as Array<{ post: Record<string, any> }>) {
       const params = hook.post.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`);
       expect(params).toEqual(

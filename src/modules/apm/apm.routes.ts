@@ -16,7 +16,7 @@ import {
   ApmPayoutRequestSchema,
   ApmStatusSchema,
 } from "./apm.wire.js";
-import { type Direction, FIELD_EXAMPLES, METHODS } from "./methods.js";
+import { type Direction, METHODS } from "./methods.js";
 
 const tags = ["APM payments and payouts"];
 

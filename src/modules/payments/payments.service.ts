@@ -27,7 +27,7 @@ import { amountColumns, newTransactionRow } from "../transactions/new-row.js";
 import type { KeyColumns } from "../transactions/transactions.repo.js";
 import { type CardOnFile, cardColumns, readCard } from "./card.js";
 import type { FxRates } from "./fx.js";
-import type { CardCallback, CardInfo, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
+import type { CardInfo, CardPaymentRequest, CardPaymentResponse } from "./payments.wire.js";
 import { presentCallback } from "./present.js";
 
 export { CHALLENGE_TIMEOUT_MS, DECLINE } from "../transactions/lifecycle.js";
