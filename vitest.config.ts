@@ -11,6 +11,7 @@ export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "hono/jsx" },
   test: {
     globalSetup: ["test/helpers/global-setup.ts"],
+    setupFiles: ["test/helpers/setup.ts"],
     // generous: CI runs the suite once per Node.js line on two cores, and a property test that takes
     // 6 s on a quiet machine took over 20 s on a loaded one; a hung test still fails, a minute later
     testTimeout: 60_000,
