@@ -3,7 +3,7 @@
  * that is not ours (Ajv, JSON Schema 2020-12, the dialect of OpenAPI 3.1, with ajv-formats):
  * the status is one the operation documents, the content type is one that status documents, and a
  * JSON body validates against its schema. The harness wraps each app's fetch with `conforming`;
- * a mismatch fails the test that caused it (afterEach below) naming the operation, the status and
+ * a mismatch fails the test that caused it (test/helpers/setup.ts) naming the operation, the status and
  * the JSON pointer of each problem.
  *
  * Strict: every object schema of the document that does not say what other keys may hold is
@@ -21,7 +21,6 @@
 import { appendFileSync } from "node:fs";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { afterEach } from "vitest";
 import { parse as parseYaml } from "yaml";
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders
@@ -62,7 +61,8 @@ export async function takeMismatches(): Promise<Mismatch[]> {
   return found.splice(0);
 }
 
-async function failOnMismatches(): Promise<void> {
+/** Fails the test that just ran on any mismatch it caused: every test file's afterEach (test/helpers/setup.ts). */
+export async function failOnMismatches(): Promise<void> {
   const mismatches = await takeMismatches();
   if (mismatches.length === 0) return;
   // CONFORMANCE_LOG=file: every mismatch also as a JSON line there (to count them over a whole run)
@@ -70,13 +70,6 @@ async function failOnMismatches(): Promise<void> {
   if (log) for (const m of mismatches) appendFileSync(log, `${JSON.stringify(m)}\n`);
   const lines = mismatches.map((m) => `${m.operation} → ${m.status}:\n    ${m.problems.join("\n    ")}`);
   throw new Error(`responses that do not conform to /openapi.json:\n  ${lines.join("\n  ")}`);
-}
-
-// outside a test file (vitest's globalSetup imports the e2e server helper) there is no suite to hook
-try {
-  afterEach(failOnMismatches);
-} catch {
-  // not in a test file: nothing to check
 }
 
 /**
@@ -242,6 +235,15 @@ const describe = (e: ErrorObject) =>
 /** Checkers by document text (its `servers` aside: each sandbox names its own base URL). */
 const checkers = new Map<string, Checker>();
 let latest: Checker | undefined;
+
+/**
+ * A test file starts with no document read: a file whose receivers get webhooks from no server of
+ * its own (the unit suites' dispatcher) checks none, even where an earlier file in the same process
+ * read one (test/helpers/setup.ts).
+ */
+export function forgetLatestDocument(): void {
+  latest = undefined;
+}
 
 /** The document's text without its servers, the checkers' key. */
 const keyOf = (text: string, doc: OpenApiDoc & { servers?: unknown }) =>
