@@ -8,7 +8,6 @@ import { defineConfig } from "vitest/config";
 const OWN_PROCESS = ["test/unit/checkpointer.happy.test.ts"];
 
 export default defineConfig({
-  esbuild: { jsx: "automatic", jsxImportSource: "hono/jsx" },
   test: {
     globalSetup: ["test/helpers/global-setup.ts"],
     setupFiles: ["test/helpers/setup.ts"],

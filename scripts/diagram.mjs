@@ -2,14 +2,15 @@
 /**
  * The layer diagram of docs/architecture.md, drawn from the code's imports (dependency-cruiser's
  * JSON), so it cannot drift: `npm run diagram` rewrites the block between the markers in
- * docs/architecture.md; `node scripts/diagram.mjs --check` (run by `npm run lint:deps`, so by
- * `npm test`) fails when the block is not what the imports say.
+ * docs/architecture.md; `node scripts/diagram.mjs --check` (`npm run lint:deps`, so `npm test`) fails
+ * when an import breaks a rule of .dependency-cruiser.cjs or the block is not what the imports say:
+ * one cruise answers both.
  *
  * Each folder of src/ (and each module of src/modules/) is a box inside its layer, the layers being
  * the ones .dependency-cruiser.cjs enforces (scripts/layers.cjs); an arrow joins two layers when a module
  * of one imports a module of the other (no counts: the picture changes only when the shape does). An arrow pointing up would be a lint:deps error, so none is drawn.
  */
-import { execFileSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -34,17 +35,29 @@ function boxOf(path) {
   return parts.length > 2 ? `${parts[1]}/` : parts[1];
 }
 
+/** dependency-cruiser's whole answer (JSON) for src/: its modules and the rules' violations, in one run. */
 function cruise() {
   const bin = join(root, "node_modules", ".bin", "depcruise");
-  const json = execFileSync(bin, ["src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], {
+  const run = spawnSync(bin, ["src", "--config", ".dependency-cruiser.cjs", "--output-type", "json"], {
     cwd: root,
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   });
-  return JSON.parse(json).modules.filter((m) => m.source.startsWith("src/"));
+  // it exits non-zero when a rule is broken, and still prints its answer
+  if (!run.stdout) throw new Error(`depcruise printed nothing: ${run.stderr || run.error}`);
+  return { json: run.stdout, result: JSON.parse(run.stdout) };
 }
 
-export function diagram(modules = cruise()) {
+const sourceModules = (result) => result.modules.filter((m) => m.source.startsWith("src/"));
+
+/** The rules' errors as depcruise itself prints them (its `err` format), or none. */
+function ruleErrors({ json, result }) {
+  if (result.summary.error === 0) return undefined;
+  const fmt = join(root, "node_modules", ".bin", "depcruise-fmt");
+  return spawnSync(fmt, ["--output-type", "err", "-"], { cwd: root, input: json, encoding: "utf8" }).stdout;
+}
+
+export function diagram(modules = sourceModules(cruise().result)) {
   const boxes = new Map(layers.map((l) => [l.name, new Set()]));
   const edges = new Set();
   for (const m of modules) {
@@ -88,8 +101,16 @@ function block(text) {
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = readFileSync(DOC, "utf8");
   const { before, inside, after } = block(text);
-  const drawn = `\n${diagram()}\n`;
+  const cruised = cruise();
+  const drawn = `\n${diagram(sourceModules(cruised.result))}\n`;
   if (process.argv.includes("--check")) {
+    // `npm run lint:deps`: the import rules of .dependency-cruiser.cjs, then the diagram, from one cruise
+    const errors = ruleErrors(cruised);
+    if (errors !== undefined) {
+      console.error(errors);
+      process.exit(1);
+    }
+    console.log(`dependency-cruiser: no rule broken (${cruised.result.summary.totalCruised} modules).`);
     if (inside !== drawn) {
       console.error("docs/architecture.md: the layer diagram is not what the imports say; run `npm run diagram`.");
       process.exit(1);

@@ -6,13 +6,17 @@
  * browser sends none, the Referer) must name this host, so another site cannot drive the clock or
  * replay webhooks from a visitor's browser.
  *
+ * Each sandbox's session is its own: its cookie's Path is the sandbox's base path (`/` for the root),
+ * so logging into one sandbox's dashboard does not replace another's cookie, and a browser holding
+ * several sends each that applies; any one of them that is this sandbox's session admits.
+ *
  * LIMITATIONS:
  * - The session is an HMAC of the token and a per-process random salt: it ends when the browser
  *   closes, when the sandbox restarts or when the token changes; logging out clears the cookie
  *   (a copied cookie stays valid until one of those).
  */
 import type { Context } from "hono";
-import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { deleteCookie, setCookie } from "hono/cookie";
 import { hmacBase64, randomSecret, safeEqual } from "../platform/crypto.js";
 
 export const SESSION_COOKIE = "paysandbox_session";
@@ -43,8 +47,7 @@ export class DashboardAccess {
   /** Open dashboard, a valid session cookie, or the admin token as a bearer header. */
   admits(c: Context): boolean {
     if (!this.adminToken || !this.session) return true;
-    const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined && safeEqual(cookie, this.session)) return true;
+    for (const cookie of sessionCookies(c)) if (safeEqual(cookie, this.session)) return true;
     const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     return bearer !== undefined && safeEqual(bearer, this.adminToken);
   }
@@ -53,7 +56,7 @@ export class DashboardAccess {
   logIn(c: Context, token: string): boolean {
     if (!this.adminToken || !this.session || !safeEqual(token, this.adminToken)) return false;
     setCookie(c, SESSION_COOKIE, this.session, {
-      path: "/",
+      path: this.cookiePath(),
       httpOnly: true,
       sameSite: "Strict",
       secure: isHttps(c),
@@ -62,7 +65,18 @@ export class DashboardAccess {
   }
 
   logOut(c: Context): void {
-    deleteCookie(c, SESSION_COOKIE, { path: "/", httpOnly: true, sameSite: "Strict", secure: isHttps(c) });
+    deleteCookie(c, SESSION_COOKIE, { path: this.cookiePath(), httpOnly: true, sameSite: "Strict", secure: isHttps(c) });
+  }
+
+  /** The session cookie's Path: this sandbox's base path (`/sandboxes/<id>`), or `/` for the root. */
+  private cookiePath(): string {
+    let path: string;
+    try {
+      path = new URL(this.publicUrl()).pathname.replace(/\/+$/, "");
+    } catch {
+      path = "";
+    }
+    return path === "" ? "/" : path;
   }
 
   /** CSRF: a POST's Origin (else Referer) names this host, or the public URL's. */
@@ -83,6 +97,27 @@ export class DashboardAccess {
       return false;
     }
   }
+}
+
+/**
+ * Every value of the session cookie the request carries: a browser logged into the root's dashboard
+ * and a sandbox's sends both cookies to the sandbox's pages (hono's getCookie reads only the first).
+ */
+function sessionCookies(c: Context): string[] {
+  const header = c.req.header("cookie");
+  if (header === undefined) return [];
+  const values: string[] = [];
+  for (const pair of header.split(";")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0 || pair.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    try {
+      // setCookie wrote it URI-encoded (the session is base64)
+      values.push(decodeURIComponent(pair.slice(eq + 1).trim()));
+    } catch {
+      // not one we wrote
+    }
+  }
+  return values;
 }
 
 function isHttps(c: Context): boolean {

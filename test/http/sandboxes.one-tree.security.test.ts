@@ -39,6 +39,32 @@ describe("the one route tree keeps each sandbox's own", () => {
     }
   });
 
+  it("logging into a second sandbox's dashboard keeps the first's session: each cookie has its sandbox's Path", async () => {
+    s = makeServer({ config: { adminToken: TOKEN } });
+    const bases = [""];
+    for (let i = 0; i < 2; i++)
+      bases.push(new URL((await s.http.post("/_sandbox/sandboxes").set(ADMIN).send({})).body.baseUrl).pathname);
+    const sessions = new Map<string, string>();
+    for (const base of bases) {
+      const login = await s.http.post(`${base}/dashboard/login`).set("origin", ORIGIN).type("form").send({ token: TOKEN });
+      const set = String(login.headers["set-cookie"]);
+      // the Path a browser keys the cookie by: another sandbox's login sets another cookie
+      expect(set).toMatch(new RegExp(`^paysandbox_session=[^;]+; Path=${base || "/"}; HttpOnly; SameSite=Strict$`));
+      sessions.set(base, cookiesOf(login));
+    }
+    // what a browser holding all three sends to a sandbox's page: the cookies whose Path matches it, longest first
+    for (const base of bases.slice(1)) {
+      for (const held of [
+        [base, ""],
+        ["", base],
+      ]) {
+        const cookie = held.map((b) => sessions.get(b)).join("; ");
+        expect((await s.http.get(`${base}/dashboard/merchants`).set("cookie", cookie)).status, `${base} with ${held}`).toBe(200);
+      }
+    }
+    expect((await s.http.get("/dashboard/merchants").set("cookie", String(sessions.get("")))).status).toBe(200);
+  });
+
   it("the rate limit counts each sandbox's merchants on their own", async () => {
     s = makeServer({ config: { rateLimit: { limit: 2, windowMs: 3_600_000 } } });
     const a = await s.create();
