@@ -4,12 +4,14 @@
  * (with a webhook: after its delivery is settled) the WAL frames written since the one before, read
  * from the WAL file itself (each frame is one page) and named by the b-tree that owns the page
  * (SQLite's `dbstat`; page 1 is the file's header and the schema). Without a callback and with one
- * to a local receiver, BENCH_PAYMENTS each (default 300) after a warm-up of as many.
+ * to a local receiver, BENCH_PAYMENTS each (default 300) after a warm-up of as many, each with a
+ * random UUID as its requestId (where a key lands in its index decides how often a page splits).
  *
  * Run with `npx tsx bench/pages.ts` after `node scripts/build.mjs` (BENCH_MAIN=/other/dist/main.js
  * counts another build's). Prints the frames and commits a payment, and the pages a payment by
  * table and index; then {"bench":"pages","callback":…,"framesPerPayment":…,"commitsPerPayment":…}.
  */
+import { randomUUID } from "node:crypto";
 import { closeSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -84,14 +86,14 @@ try {
           await delay(5);
         }
       };
-      for (let i = 0; i < PAYMENTS; i++) await pay(`warm-${callback}-${i}`);
+      for (let i = 0; i < PAYMENTS; i++) await pay(randomUUID());
       const byOwner = new Map<string, number>();
       let frames = 0;
       let commits = 0;
       let counted = 0;
       for (let i = 0; i < PAYMENTS; i++) {
         const before = walFrames(`${dbPath}-wal`);
-        await pay(`pages-${callback}-${i}`);
+        await pay(randomUUID());
         const after = walFrames(`${dbPath}-wal`);
         // a checkpoint restarted the WAL meanwhile: the payment's frames are partly gone, skip it
         if (after.salt !== before.salt || after.frames.length < before.frames.length) continue;

@@ -52,7 +52,7 @@ export const webhookDeliveries = sqliteTable(
 export const webhookAttempts = sqliteTable(
   "webhook_attempts",
   {
-    id: integer("id").primaryKey({ autoIncrement: true }),
+    id: integer("id").primaryKey(),
     deliveryId: text("delivery_id").notNull(),
     n: integer("n").notNull(),
     at: integer("at").notNull(),
