@@ -18,7 +18,7 @@
 import { and, asc, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client.js";
-import { merchants, scenarios, subscriptions, transactions, webhookDeliveries } from "../db/schema/index.js";
+import { merchants, ofTransaction, scenarios, subscriptions, transactions, webhookDeliveries } from "../db/schema/index.js";
 import { type AttemptRow, attemptsOf } from "../webhooks/webhooks.repo.js";
 
 /** A position in a list: the created_at and rowid of the row next to it. */
@@ -248,12 +248,7 @@ export class DashboardRepo {
 
   /** A transaction's webhook deliveries (replays included) in the order they were enqueued. */
   deliveries(transactionId: string): DeliveryRow[] {
-    return this.db
-      .select()
-      .from(webhookDeliveries)
-      .where(eq(webhookDeliveries.transactionId, transactionId))
-      .orderBy(asc(webhookDeliveries.seq))
-      .all();
+    return this.db.select().from(webhookDeliveries).where(ofTransaction(transactionId)).orderBy(asc(webhookDeliveries.seq)).all();
   }
 
   attempts(deliveryIds: string[]): AttemptRow[] {

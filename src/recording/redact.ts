@@ -44,10 +44,11 @@ export function redactForRecording(value: unknown, key?: string): unknown {
   return value;
 }
 
-/** The CVV pair of a card object as the API takes it (`"cvv":"737"`), with the comma before it. */
-const CVV_PAIR = /,?\s*"cvv"\s*:\s*"\d{0,8}"/g;
-/** A JSON string of 12-19 digits. */
-const DIGIT_STRING = /"(\d{12,19})"/g;
+/**
+ * In one pass: the CVV pair of a card object as the API takes it (`"cvv":"737"`, with the comma
+ * before it), or a JSON string of 12-19 digits (group 1). Neither can hold the other.
+ */
+const CVV_PAIR_OR_DIGITS = /,?\s*"cvv"\s*:\s*"\d{0,8}"|"(\d{12,19})"/g;
 /** The key a value at the end of this text is the value of. */
 const KEY_BEFORE = /"([^"\\]*)"\s*:\s*$/;
 /**
@@ -68,9 +69,10 @@ const leftOver = (text: string) => text.includes("\\") || LEFT_OVER_TEXT.some((r
  * as it is only when it holds no digit run a card number could be.
  */
 export function redactJsonText(text: string): string {
-  let out = text.replace(CVV_PAIR, "");
-  out = out.replace(DIGIT_STRING, (m, digits: string, at: number) => {
-    const key = KEY_BEFORE.exec(out.slice(Math.max(0, at - 64), at))?.[1];
+  // one copy of the body, not one a pattern (the recording's allocations on the payment path)
+  const out = text.replace(CVV_PAIR_OR_DIGITS, (m, digits: string | undefined, at: number) => {
+    if (digits === undefined) return "";
+    const key = KEY_BEFORE.exec(text.slice(Math.max(0, at - 64), at))?.[1];
     return cardKey(key) || luhnValid(digits) ? `"${maskNumber(digits)}"` : m;
   });
   if (!leftOver(out)) return out;

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import { and, asc, desc, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db/client.js";
 import { lazy } from "../db/lazy.js";
-import { webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
+import { ofTransaction, webhookAttempts, webhookDeliveries } from "../db/schema/index.js";
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 /** Every column but seq; the optional ones default to null. */
@@ -246,7 +246,7 @@ export class WebhooksRepo {
       this.db
         .select({ seq: d.seq })
         .from(d)
-        .where(and(eq(d.transactionId, transactionId), eq(d.chaos, "reorder"), eq(d.status, "pending"), eq(d.attemptCount, 0)))
+        .where(and(ofTransaction(transactionId), eq(d.chaos, "reorder"), eq(d.status, "pending"), eq(d.attemptCount, 0)))
         .limit(1)
         .get() !== undefined
     );
@@ -259,7 +259,7 @@ export class WebhooksRepo {
       .set({ nextAttemptAt: at, updatedAt: at })
       .where(
         and(
-          eq(d.transactionId, transactionId),
+          ofTransaction(transactionId),
           eq(d.chaos, "reorder"),
           eq(d.status, "pending"),
           eq(d.attemptCount, 0),
@@ -280,7 +280,7 @@ export class WebhooksRepo {
 
   list(f: JournalFilter): DeliveryRow[] {
     const where = and(
-      f.transactionId !== undefined ? eq(d.transactionId, f.transactionId) : undefined,
+      f.transactionId !== undefined ? ofTransaction(f.transactionId) : undefined,
       f.subscriptionId !== undefined ? eq(d.subscriptionId, f.subscriptionId) : undefined,
       f.status !== undefined ? eq(d.status, f.status) : undefined,
     );

@@ -235,6 +235,29 @@ describe("GET /_sandbox/events", () => {
     expect((await stream("", { "Last-Event-ID": "x" })).status).toBe(400);
   });
 
+  it("keeps ids growing past the retention and a reset with no sequence row: a payment's commit leaves sqlite_sequence alone", async () => {
+    s = makeSandbox({ config: { eventsKeep: 1 } });
+    const sequences = s.ctx.db.$client.prepare("SELECT name FROM sqlite_sequence ORDER BY name").pluck();
+    let last = 0;
+    for (let round = 0; round < 3; round++) {
+      await pay(await s.token(), { callbackUrl: `${receiver.url}/hook` });
+      await receiver.waitFor(round + 1);
+      await s.ctx.work.runUntil(); // the attempt's answer is recorded, with its event
+      await new Promise((resolve) => setImmediate(resolve));
+      s.ctx.events.pruneNow(); // down to the newest event alone
+      expect(s.ctx.events.newest).toBeGreaterThan(last);
+      last = s.ctx.events.newest;
+      await s.http.post("/_sandbox/reset").expect(200); // empties every table but the events
+    }
+    // events, recorded calls and attempts take the largest rowid + 1 (migration 0011): only the
+    // deliveries' seq, which must never go back across a reset, keeps a sequence row
+    expect(sequences.all()).toEqual(["webhook_deliveries"]);
+    const l = await stream(`?since=${last}`);
+    await pay(await s.token());
+    const [next] = await l.waitFor(1);
+    expect(Number(next?.id)).toBe(last + 1);
+  });
+
   it("ends a listener the retention passed, so that its reconnect learns it (410)", async () => {
     s = makeSandbox({ config: { eventsKeep: 2 } });
     // a client that does not read: the stream stops at the first writes that find no room

@@ -209,10 +209,19 @@ describe("a re-signed snapshot holding a value the sandbox would fail on later",
       alter(image, (db) => db.exec(`UPDATE transactions SET due_at = ${2 ** 53} WHERE rowid = 1`)),
       /damaged \(transactions, row 1: due_at is not an instant before 9999 or null\)/,
     );
-    // the next event's id would be past SQLite's largest: every write that adds an event fails (SQLITE_FULL)
+    // the next delivery's seq would be past SQLite's largest: every write that adds a delivery fails (SQLITE_FULL)
     await expectRefused(
-      alter(image, (db) => db.exec("UPDATE sqlite_sequence SET seq = 9223372036854775807 WHERE name = 'events'")),
+      alter(image, (db) =>
+        db.exec(
+          "DELETE FROM sqlite_sequence WHERE name = 'webhook_deliveries'; INSERT INTO sqlite_sequence (name, seq) VALUES ('webhook_deliveries', 9223372036854775807)",
+        ),
+      ),
       /damaged \(sqlite_sequence, row \d+: seq is not a key below 2\^53\)/,
+    );
+    // an event's id at SQLite's largest: the next event would take a random id, and ids must only grow
+    await expectRefused(
+      alter(image, (db) => db.exec("UPDATE events SET id = 9223372036854775807 WHERE id = (SELECT max(id) FROM events)")),
+      /damaged \(events, row \d+: id is not a key below 2\^53\)/,
     );
     await expectRefused(
       alter(image, (db) => db.exec("UPDATE idempotency_keys SET response = '{' WHERE rowid = 1")),

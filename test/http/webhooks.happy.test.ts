@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { enableGroupCommit } from "../../src/db/commit.js";
+import { ofTransaction, webhookDeliveries } from "../../src/db/schema/index.js";
 import type { SubscriptionCallback } from "../../src/modules/subscriptions/subscriptions.wire.js";
 import { sandboxWithReceiver, T0, type TestSandbox } from "../helpers/harness.js";
 import type { Receiver } from "../helpers/receiver.js";
@@ -127,6 +128,30 @@ describe("GET /_sandbox/webhooks", () => {
     const b = await s.http.get("/_sandbox/webhooks");
     expect(b.body).toEqual(a.body);
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it("finds a transaction's deliveries by both indexes: its own, a replay's and a subscription charge's, with no table scan", async () => {
+    const own = enqueueCard(s.ctx, receiver.url, "tx_ix");
+    const charge = enqueueSubscriptionCharge("sub_ix", "tx_ix_charge", "SUCCEED");
+    await s.ctx.work.runUntil();
+    const replay = (await s.http.post(`/_sandbox/webhooks/${own}/replay`).expect(201)).body.id as string;
+    await s.ctx.work.runUntil();
+    const ids = async (tx: string) =>
+      (await s.http.get(`/_sandbox/webhooks?transactionId=${tx}`).expect(200)).body.map((e: { id: string }) => e.id);
+    expect(await ids("tx_ix")).toEqual([replay, own]);
+    expect(await ids("tx_ix_charge")).toEqual([charge]);
+    const sqlite = s.ctx.db.$client;
+    // the transaction index holds only the deliveries not keyed by their transaction (the replay,
+    // the charge keyed by its subscription): a payment's own delivery writes no page of it
+    const cells = sqlite.prepare("SELECT sum(ncell) FROM dbstat WHERE name = 'webhook_tx_idx' AND pagetype = 'leaf'").pluck();
+    expect(cells.get()).toBe(2);
+    // the journal's condition, as the repo renders it, answered by both indexes
+    const q = s.ctx.db.select().from(webhookDeliveries).where(ofTransaction("tx_ix")).toSQL();
+    const plan = sqlite
+      .prepare(`EXPLAIN QUERY PLAN ${q.sql}`)
+      .all(...q.params)
+      .map((r) => (r as { detail: string }).detail);
+    expect(plan.join("; ")).toMatch(/MULTI-INDEX OR.*webhook_order_idx.*webhook_tx_idx/);
   });
 });
 

@@ -70,6 +70,11 @@ describe("the one-pass hashed form", () => {
     );
     const leaf = fc.oneof(
       fc.string(),
+      // quotes, backslashes, controls, lone surrogates and astral pairs: what JSON.stringify escapes or keeps
+      fc.string({ unit: "binary" }),
+      fc.string({
+        unit: fc.constantFrom("a", '"', "\\", "\n", "\u0000", "\u001f", "\u007f", "\u2028", "\ud800", "\udfff", "\ud83d\ude00"),
+      }),
       fc.stringMatching(/^\d{12,19}$/),
       fc.double(),
       fc.integer(),

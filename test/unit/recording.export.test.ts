@@ -3,6 +3,7 @@
  * earlier answers, the built-in placeholders, cards and CVVs, merchants, clock moves and the time a
  * session spent between calls, webhook deliveries placed after the call that caused them.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { RecordedCall, RecordedDelivery } from "../../src/recording/recorder.js";
 import { redactForRecording, redactJsonText } from "../../src/recording/redact.js";
@@ -226,6 +227,27 @@ describe("redactJsonText (the text path of redaction)", () => {
     expect(JSON.parse(out)).toEqual(redactForRecording(JSON.parse(text as string)));
     expect(out).not.toMatch(/4111111111111111|4000000000000002|5500000000000004|cvv|737|078-05-1120/);
   });
+  it("is the structural path for any body of cards, CVVs and digit strings, in any order (property)", () => {
+    const key = fc.constantFrom("number", "cvv", "pan", "note", "amount", "a", "cardNumber", "ssn", "paymentData", "data");
+    const leaf = fc.oneof(
+      fc.constantFrom("4111111111111111", "4000000000000002", "123456789012", "737", "000123456789", ""),
+      fc.stringMatching(/^\d{0,20}$/),
+      fc.string(),
+      fc.integer(),
+      fc.constant(null),
+    );
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("value")), fc.dictionary(key, tie("value"))),
+    }));
+    fc.assert(
+      fc.property(fc.dictionary(key, value), (body) => {
+        const text = JSON.stringify(body);
+        expect(JSON.parse(redactJsonText(text))).toEqual(redactForRecording(JSON.parse(text)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it("text that is not JSON is kept only when it holds nothing a card number could be", () => {
     expect(redactJsonText("not json")).toBe("not json");
     expect(redactJsonText("not json 4111111111111111")).toBe("null");

@@ -11,7 +11,7 @@ import { integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
  * (the recording is "since the last reset"); the newest SANDBOX_RECORDING_KEEP rows are kept.
  */
 export const recordedCalls = sqliteTable("recorded_calls", {
-  id: integer("id").primaryKey({ autoIncrement: true }),
+  id: integer("id").primaryKey(),
   /** Virtual ms when the call started. */
   at: integer("at").notNull(),
   /** `request`, `advance` (a clock move), or a shopper page post: `threeDS`, `hpp`, `qr`. */

@@ -52,32 +52,87 @@ export function redactForHash(value: unknown, key?: string): unknown {
 }
 
 const CARD_NUMBER = /^\d{12,19}$/;
+/** A string JSON.stringify quotes as it is: no quote, backslash, control character or surrogate to escape. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON.stringify escapes
+const PLAIN_STRING = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 
 /**
  * `canonicalJson(redactForHash(value))` in one pass, without the redacted copy (the
  * hash of every create's body is on the hot path). Must stay byte for byte the same: stored
  * keys of a reused database are compared with it (a property test holds the two together).
  */
-export function hashedForm(value: unknown, key?: string): string | undefined {
-  if (key !== undefined && SECRET_KEYS.has(key)) return value === undefined ? undefined : '"[redacted]"';
+export function hashedForm(value: unknown): string | undefined {
+  const out = FORM;
+  out.n = 0;
+  if (!put(value, undefined, out)) return undefined;
+  // the array keeps its room for the next body (a length set lower would free it); a huge body's is dropped
+  if (out.n > 4096) {
+    const form = out.pieces.slice(0, out.n).join("");
+    out.pieces = [];
+    return form;
+  }
+  out.pieces.length = out.n;
+  return out.pieces.join("");
+}
+
+/**
+ * The pieces of the hashed form, joined once: a body's keys (quoted once, QUOTED) and plain strings
+ * go in as they are, where building the text piece by piece made a string for every value and
+ * several for every key (docs/performance.md "The pages a payment writes"). One array, reused by
+ * every hash, written from its start each time.
+ */
+const FORM = { pieces: [] as string[], n: 0 };
+type Form = typeof FORM;
+
+const add = (out: Form, piece: string) => {
+  out.pieces[out.n++] = piece;
+};
+
+/** Puts `value`'s hashed form (as the value of `key`, if any) into `out`; false when it has none (undefined, left out). */
+function put(value: unknown, key: string | undefined, out: Form): boolean {
+  if (key !== undefined && SECRET_KEYS.has(key)) {
+    if (value === undefined) return false;
+    add(out, '"[redacted]"');
+    return true;
+  }
   if (value === null || typeof value !== "object") {
-    if (key === "number" && typeof value === "string" && CARD_NUMBER.test(value)) {
-      return `"${value.slice(0, 6)}*${value.slice(-4)}/${value.length}"`;
+    if (value === undefined) return false;
+    if (typeof value === "string") {
+      if (key === "number" && CARD_NUMBER.test(value)) {
+        add(out, `"${value.slice(0, 6)}*${value.slice(-4)}/${value.length}"`);
+        return true;
+      }
+      if (PLAIN_STRING.test(value)) {
+        add(out, '"');
+        add(out, value);
+        add(out, '"');
+        return true;
+      }
     }
-    return value === undefined ? undefined : (JSON.stringify(value) ?? "null");
+    add(out, JSON.stringify(value) ?? "null");
+    return true;
   }
   if (Array.isArray(value)) {
-    let out = "[";
-    for (let i = 0; i < value.length; i++) out += `${i > 0 ? "," : ""}${hashedForm(value[i]) ?? "null"}`;
-    return `${out}]`;
+    add(out, "[");
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) add(out, ",");
+      if (!put(value[i], undefined, out)) add(out, "null");
+    }
+    add(out, "]");
+    return true;
   }
-  const keys = sortKeys(Object.keys(value));
-  let out = "{";
-  for (const k of keys) {
-    const v = hashedForm((value as Record<string, unknown>)[k], k);
-    if (v !== undefined) out += `${out.length > 1 ? "," : ""}${quotedKey(k)}:${v}`;
+  add(out, "{");
+  let first = true;
+  for (const k of sortKeys(Object.keys(value))) {
+    const mark = out.n;
+    if (!first) add(out, ",");
+    add(out, quotedKey(k));
+    add(out, ":");
+    if (put((value as Record<string, unknown>)[k], k, out)) first = false;
+    else out.n = mark;
   }
-  return `${out}}`;
+  add(out, "}");
+  return true;
 }
 
 /**

@@ -165,10 +165,8 @@ export class PaymentService {
       requestId: input.requestId,
       status,
       declineCode,
-      ...cardColumns(card),
       tokenId: input.tokenId ?? null,
       subscriptionId: input.subscriptionId ?? null,
-      ...amountColumns(input.amountMinor, input.currency, fx),
       threeDs: status === "CUSTOMER_VERIFICATION",
       lang: input.lang ?? null,
       callbackUrl: input.callbackUrl,
@@ -178,8 +176,10 @@ export class PaymentService {
       orderData: input.order ?? null,
       device: input.device ?? null,
       metadata: input.metadata ?? null,
-      ...due,
     });
+    // the card's, the amounts' and the deadline's columns stored into the row's own (a literal with
+    // spreads builds its object property by property: ~0.5 KB more a payment)
+    Object.assign(row, cardColumns(card), amountColumns(input.amountMinor, input.currency, fx), due);
     // the create's answer (docs/cards.md): optional fields only when they apply
     const response: CardPaymentResponse = { transactionId: id, transactionStatus: status };
     if (declineCode !== null) response.declineCode = declineCode;
