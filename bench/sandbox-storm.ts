@@ -77,6 +77,7 @@ import {
   type Running,
   requestProbe,
   rssMb,
+  SUITE_FILES,
   type SuiteWay,
   startSandbox,
   suite,
@@ -316,8 +317,14 @@ async function round(main: string | undefined, storage: "file" | "memory", small
     if (SUITE_ONLY) await suite(url, "from", SUITE_PARALLEL);
     for (const way of SUITE_WAYS) {
       const runs: number[] = [];
-      for (let i = 0; i < SUITE_REPEAT; i++) runs.push(await suite(url, way, SUITE_PARALLEL));
+      const cpus: number[] = [];
+      for (let i = 0; i < SUITE_REPEAT; i++) {
+        const cpu0 = processCpuMs(server.pid) ?? 0;
+        runs.push(await suite(url, way, SUITE_PARALLEL));
+        cpus.push(((processCpuMs(server.pid) ?? 0) - cpu0) / SUITE_FILES);
+      }
       f[`suite_${way}`] = Math.round(median(runs));
+      f[`suite_${way}_cpu`] = r2(median(cpus));
     }
     f.load = r2((load0 + (loadavg()[0] ?? 0)) / 2);
     return f;
@@ -473,6 +480,7 @@ const LINES: Array<[string, string, string, number | undefined, string]> = [
   ["suite, 32 files 4 at once: each builds its world", "suite_build", "", undefined, "ms"],
   ["  each starts from the snapshot file", "suite_snapshot", "suite_build", undefined, "ms"],
   ["  each forks the world", "suite_from", "suite_build", 390, "ms"],
+  ["  server CPU a file (its world's set-up included)", "suite_from_cpu", "", undefined, "ms"],
   ["load average over the rounds", "load", "", undefined, ""],
 ];
 
