@@ -17,3 +17,4 @@ export * from "./lib/report.js";
 export * from "./lib/sequential.js";
 export * from "./lib/servers.js";
 export * from "./lib/starts.js";
+export * from "./lib/suite.js";

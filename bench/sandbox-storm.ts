@@ -25,7 +25,8 @@
  *    second request to each. Target: the first's p50 ≤ 20 ms;
  * 5. one fork at a time of the large world (30, after 3 discarded, each deleted). Targets p50 ≤ 20 ms,
  *    p99 ≤ 60 ms; a load of its snapshot file (10, after 2 discarded). Target p50 ≤ 50 ms;
- * 6. a suite of 32 test files, 4 at once (BENCH_SUITE_PARALLEL), each getting a prepared world,
+ * 6. a suite of 32 test files, 4 at once (BENCH_SUITE_PARALLEL), each getting a prepared world
+ *    (bench/lib/suite.ts),
  *    running one test in it and deleting it (the fixture pattern of docs/snapshots.md): `build`
  *    (each file builds its world with 31 API calls and an advance, the baseline), `snapshot` (each
  *    starts from the world's file) and `from` (each forks the world). Target: `from` at least 2×
@@ -38,10 +39,13 @@
  * that one (B) alternately, A B B A ..., and prints both sides' medians; BENCH_ROUNDS (default 1 a
  * side), BENCH_MAIN (A: another build), BENCH_NODE_ARGS (the servers' node flags, e.g. `--cpu-prof
  * --cpu-prof-dir=/tmp/prof`), BENCH_WORLD_DIR (keep the worlds' files there for the next run). The
- * load average is printed with each round.
+ * load average is printed with each round. BENCH_SUITE_ONLY=1 runs part 6 alone, quick to repeat: no
+ * worlds, a warm-up suite, then each way of BENCH_SUITE_WAYS (default `from` alone) BENCH_SUITE_REPEAT
+ * times (default 5), its median.
  *
  *   npm run bench -- sandbox-storm
  *   BENCH_COMPARE=/tmp/base/dist/main.js BENCH_ROUNDS=3 npx tsx bench/sandbox-storm.ts
+ *   BENCH_SUITE_ONLY=1 BENCH_COMPARE=/tmp/base/dist/main.js BENCH_ROUNDS=2 npx tsx bench/sandbox-storm.ts
  *
  * JSON lines {"bench":"storm-<figure>[-memory][-b]",...}: this build's medians, `-b` the other's.
  * Exit code 1 only for wrong answers (a call that was not 2xx); a missed target is printed as MISSED.
@@ -73,7 +77,10 @@ import {
   type Running,
   requestProbe,
   rssMb,
+  SUITE_FILES,
+  type SuiteWay,
   startSandbox,
+  suite,
 } from "./lib.js";
 
 const CLIENTS = 16;
@@ -90,6 +97,11 @@ const MAIN_B = process.env.BENCH_COMPARE;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const STORAGES = (process.env.BENCH_STORAGE ?? "file,memory").split(",") as Array<"file" | "memory">;
 const IDLE = process.env.BENCH_IDLE !== "0";
+/** BENCH_SUITE_ONLY=1: part 6 alone (no worlds loaded), after a warm-up suite; for quick iterations. */
+const SUITE_ONLY = process.env.BENCH_SUITE_ONLY === "1";
+const SUITE_PARALLEL = Number(process.env.BENCH_SUITE_PARALLEL ?? 4);
+const SUITE_WAYS = (process.env.BENCH_SUITE_WAYS ?? (SUITE_ONLY ? "from" : "build,snapshot,from")).split(",") as SuiteWay[];
+const SUITE_REPEAT = Number(process.env.BENCH_SUITE_REPEAT ?? (SUITE_ONLY ? 5 : 1));
 /** The server closes a sandbox this long after its last request (src/sandboxes/), plus two ticks. */
 const IDLE_WAIT_MS = 33_000;
 
@@ -288,145 +300,6 @@ async function atRest(url: string, bystander: string, token: string): Promise<Fi
 }
 
 // ---------------------------------------------------------------------------------------------
-// The suite (6.)
-
-const SUITE_FILES = 32;
-const SUITE_PARALLEL = Number(process.env.BENCH_SUITE_PARALLEL ?? 4);
-const SUITE_START = "2026-01-15T12:00:00Z";
-type SuiteWay = "build" | "snapshot" | "from";
-
-async function suiteCall<T = Record<string, unknown>>(
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<T> {
-  const binary = body instanceof Uint8Array;
-  const res = await fetch(url, {
-    method,
-    headers: { ...(body === undefined ? {} : { "content-type": binary ? SNAPSHOT : "application/json" }), ...headers },
-    ...(body === undefined
-      ? {}
-      : { body: binary ? new Uint8Array(body) : typeof body === "string" ? body : JSON.stringify(body) }),
-  });
-  if (!res.ok) {
-    wrong++;
-    throw new Error(`${method} ${url} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
-  }
-  return (res.status === 204 ? {} : await res.json()) as T;
-}
-
-/**
- * The suite's world in the sandbox at `base`: 20 card payments, 5 saved cards, 3 monthly
- * subscriptions on them, the clock advanced P2M (two charges in each), a refund of 5.00 pending (31
- * API calls and an advance). Answers the second payment's id, which a test refunds.
- */
-async function suiteWorld(base: string): Promise<string> {
-  const auth = { authorization: await merchantToken(base) };
-  const paid: string[] = [];
-  for (let i = 0; i < 20; i++) {
-    const r = await suiteCall<{ transactionId: string }>("POST", `${base}/api/v1/payments/card`, paymentBody(`pay-${i}`), auth);
-    paid.push(r.transactionId);
-  }
-  for (let i = 0; i < 5; i++) {
-    const { token } = await suiteCall<{ token: string }>(
-      "POST",
-      `${base}/api/v1/payments/card/tokenize`,
-      {
-        requestId: `tok-${i}`,
-        merchantId: 1001,
-        card: { number: "4111111111111111", expMonth: "12", expYear: "2030", cvv: "123" },
-        billingDetails: BENCH_BILLING,
-      },
-      auth,
-    );
-    if (i >= 3) continue;
-    await suiteCall(
-      "POST",
-      `${base}/api/v1/payments/card/recurring`,
-      {
-        requestId: `sub-${i}`,
-        mid: "sandbox-mid-001",
-        cardToken: token,
-        plan: { amount: "9.99", currency: "USD", frequency: "MONTHLY", interval: 1, startDate: SUITE_START.slice(0, 10) },
-        order: { orderId: `plan-${i}` },
-        device: { ip: "203.0.113.7", userAgent: "bench" },
-        // nothing listens there: its deliveries fail at once and wait for their retries (a copy skips them)
-        callbackUrl: "http://127.0.0.1:9/hooks",
-        successRedirectUrl: "https://shop.example/ok",
-        failureRedirectUrl: "https://shop.example/ko",
-      },
-      auth,
-    );
-  }
-  await suiteCall("POST", `${base}/_sandbox/clock/advance`, { by: "P2M" });
-  // a token lives 30 virtual days: a new one after the advance
-  auth.authorization = await merchantToken(base);
-  await suiteCall(
-    "POST",
-    `${base}/v1/refunds/card`,
-    { requestId: "refund-world", mid: "sandbox-mid-001", transactionId: paid[0], amount: "5.00", reason: "bench" },
-    auth,
-  );
-  return paid[1] as string;
-}
-
-/** A test file's test: the full refund of the world's second payment, then its status. */
-async function suiteTest(base: string, orderId: string): Promise<void> {
-  const auth = { authorization: await merchantToken(base) };
-  const refund = await suiteCall<{ transactionStatus: string }>(
-    "POST",
-    `${base}/v1/refunds/card`,
-    { requestId: crypto.randomUUID(), mid: "sandbox-mid-001", transactionId: orderId, amount: "20.50", reason: "bench" },
-    auth,
-  );
-  if (refund.transactionStatus !== "PENDING") throw new Error(`refund is ${refund.transactionStatus}`);
-  await suiteCall("GET", `${base}/api/v1/payments/card/status/${orderId}`, undefined, auth);
-}
-
-/** How a test file gets its sandbox with the world: the way's set-up, then `create` per file. */
-async function suitePrepare(url: string, way: SuiteWay): Promise<(name: string) => Promise<{ id: string; orderId: string }>> {
-  const sandboxes = `${url}/_sandbox/sandboxes`;
-  const baseOf = (id: string) => `${url}/sandboxes/${id}`;
-  if (way === "build") {
-    return async (name) => {
-      const { id } = await suiteCall<{ id: string }>("POST", sandboxes, { name, startTime: SUITE_START });
-      return { id, orderId: await suiteWorld(baseOf(id)) };
-    };
-  }
-  const world = await suiteCall<{ id: string }>("POST", sandboxes, { name: "world", startTime: SUITE_START });
-  const orderId = await suiteWorld(baseOf(world.id));
-  if (way === "from") {
-    return async (name) => ({ id: (await suiteCall<{ id: string }>("POST", sandboxes, { from: world.id, name })).id, orderId });
-  }
-  const res = await fetch(`${baseOf(world.id)}/_sandbox/snapshot`);
-  const file = new Uint8Array(await res.arrayBuffer());
-  await suiteCall("DELETE", `${sandboxes}/${world.id}`);
-  return async (name) => ({
-    id: (await suiteCall<{ id: string }>("POST", `${sandboxes}?name=${encodeURIComponent(name)}`, file)).id,
-    orderId,
-  });
-}
-
-/** The suite run one way: its wall time, the world's set-up included. */
-async function suite(url: string, way: SuiteWay): Promise<number> {
-  const t0 = performance.now();
-  const create = await suitePrepare(url, way);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: SUITE_PARALLEL }, async () => {
-      while (next < SUITE_FILES) {
-        const i = next++;
-        const { id, orderId } = await create(`${way}-${i}`);
-        await suiteTest(`${url}/sandboxes/${id}`, orderId);
-        await suiteCall("DELETE", `${url}/_sandbox/sandboxes/${id}`);
-      }
-    }),
-  );
-  return performance.now() - t0;
-}
-
-// ---------------------------------------------------------------------------------------------
 // A round
 
 async function round(main: string | undefined, storage: "file" | "memory", small: Buffer, large: Buffer): Promise<Figures> {
@@ -437,9 +310,37 @@ async function round(main: string | undefined, storage: "file" | "memory", small
     nodeArgs: NODE_ARGS,
   });
   const url = server.url;
+  const f: Figures = {};
+  try {
+    if (!SUITE_ONLY) await storms(server, storage, f, small, large);
+    // 6. the suite, each way (on its own: a warm-up suite first, each way's median of SUITE_REPEAT)
+    if (SUITE_ONLY) await suite(url, "from", SUITE_PARALLEL);
+    for (const way of SUITE_WAYS) {
+      const runs: number[] = [];
+      const cpus: number[] = [];
+      for (let i = 0; i < SUITE_REPEAT; i++) {
+        const cpu0 = processCpuMs(server.pid) ?? 0;
+        runs.push(await suite(url, way, SUITE_PARALLEL));
+        cpus.push(((processCpuMs(server.pid) ?? 0) - cpu0) / SUITE_FILES);
+      }
+      f[`suite_${way}`] = Math.round(median(runs));
+      f[`suite_${way}_cpu`] = r2(median(cpus));
+    }
+    f.load = r2((load0 + (loadavg()[0] ?? 0)) / 2);
+    return f;
+  } catch (err) {
+    const out = server.output();
+    throw out.includes("[exited:") ? new Error(`${String(err)}; the server is gone:\n${out.slice(-1500)}`) : err;
+  } finally {
+    await server.stop();
+  }
+}
+
+/** Parts 1 to 5 of a round (the header), their figures into `f`. */
+async function storms(server: Running, storage: "file" | "memory", f: Figures, small: Buffer, large: Buffer): Promise<void> {
+  const url = server.url;
   const sandboxes = `${url}/_sandbox/sandboxes`;
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const f: Figures = {};
   try {
     const smallId = idOf(expect("load the small world", await postFile(agent, `${sandboxes}?name=small&ttl=P1D`, small)));
     const largeId = idOf(expect("load the large world", await postFile(agent, `${sandboxes}?name=large&ttl=P1D`, large)));
@@ -546,17 +447,8 @@ async function round(main: string | undefined, storage: "file" | "memory", small
       }
       f[figure] = r2(percentile(loadMs, 50));
     }
-
-    // 6. the suite, each way
-    for (const way of ["build", "snapshot", "from"] as const) f[`suite_${way}`] = Math.round(await suite(url, way));
-    f.load = r2((load0 + (loadavg()[0] ?? 0)) / 2);
-    return f;
-  } catch (err) {
-    const out = server.output();
-    throw out.includes("[exited:") ? new Error(`${String(err)}; the server is gone:\n${out.slice(-1500)}`) : err;
   } finally {
     agent.destroy();
-    await server.stop();
   }
 }
 
@@ -588,6 +480,7 @@ const LINES: Array<[string, string, string, number | undefined, string]> = [
   ["suite, 32 files 4 at once: each builds its world", "suite_build", "", undefined, "ms"],
   ["  each starts from the snapshot file", "suite_snapshot", "suite_build", undefined, "ms"],
   ["  each forks the world", "suite_from", "suite_build", 390, "ms"],
+  ["  server CPU a file (its world's set-up included)", "suite_from_cpu", "", undefined, "ms"],
   ["load average over the rounds", "load", "", undefined, ""],
 ];
 
@@ -603,14 +496,15 @@ function report(storage: string, sides: Record<"A" | "B", Figures[]>): void {
       row.B = med(sides.B, key);
       row["B rounds"] = each(sides.B, key);
     }
-    row["at rest"] = restKey ? med(sides.A, restKey) : "";
+    const rest = restKey ? med(sides.A, restKey) : Number.NaN;
+    row["at rest"] = Number.isFinite(rest) ? rest : "";
     row.target = bound === undefined ? "" : `≤ ${bound}`;
     row.met = bound === undefined ? "" : a <= bound ? "yes" : "MISSED";
     rows.push(row);
     const suffix = storage === "file" ? "" : `-${storage}`;
     emit(`storm-${key}${suffix}`, {
       value: a,
-      ...(restKey ? { atRest: med(sides.A, restKey) } : {}),
+      ...(Number.isFinite(rest) ? { atRest: rest } : {}),
       ...(bound === undefined ? {} : { target: `<=${bound}`, pass: a <= bound }),
       ...(sides.B.length > 0 ? { b: med(sides.B, key) } : {}),
     });
@@ -621,12 +515,14 @@ function report(storage: string, sides: Record<"A" | "B", Figures[]>): void {
   printTable(rows);
 }
 
-const small = await world(SMALL);
-const large = await world(LARGE);
-for (const [size, file] of [
-  [SMALL, small],
-  [LARGE, large],
-] as const) {
+const small = SUITE_ONLY ? Buffer.alloc(0) : await world(SMALL);
+const large = SUITE_ONLY ? Buffer.alloc(0) : await world(LARGE);
+for (const [size, file] of SUITE_ONLY
+  ? []
+  : ([
+      [SMALL, small],
+      [LARGE, large],
+    ] as const)) {
   emit(`storm-world-${size.name}`, { payments: size.payments, bytes: file.length, mb: r2(file.length / 1024 / 1024) });
 }
 for (const storage of STORAGES) {

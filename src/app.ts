@@ -116,14 +116,17 @@ const bindingsOf = (c: RouteContext) => c.env as SandboxBindings;
  * The one app of every sandbox under `/sandboxes/{id}` (docs/architecture.md "One route tree"),
  * built once per server: its routes see paths without the base and its pages' links carry it
  * (src/http/base-path.ts), and each request reaches the services of the sandbox its bindings name.
- * No sandbox pays for building routes or compiling the router.
+ * No sandbox pays for building routes or compiling the router, which is compiled here.
  */
 export function createSandboxesApp(config: Config): OpenAPIHono<AppEnv> {
-  return buildApp(config, {
+  const app = buildApp(config, {
     of: (c) => bindingsOf(c).sandbox,
     base: { of: (c) => bindingsOf(c).base, ofEnv: (env) => (env as SandboxBindings | undefined)?.base },
     routes: [],
   });
+  // hono compiles its router at the first match: done now, at start, not in the first sandbox request
+  app.router.match("GET", "/");
+  return app;
 }
 
 interface Tree {

@@ -279,12 +279,20 @@ function composeSandbox(spec: ComposeSpec, db: Db, shared: Shared, fork: () => P
       // its listeners' streams end (they reconnect, which opens it again)
       ctx.events.close();
       await ctx.work.idle();
+      if (deletion) {
+        // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
+        // and what is cut off is final; nothing else is kept (its database goes next): no clock saved,
+        // no next work asked for
+        if (deletion.settleDue) await ctx.webhooks.settleDue();
+        ctx.webhooks.interrupt({ deleted: true });
+        await ctx.work.idle();
+        await ctx.webhooks.close();
+        return { nowMs: clock.nowMs(), nextDueAt: undefined };
+      }
       // where its work is due, before the dispatcher stops (a stopped one reports none)
       const dueBefore = ctx.work.nextDueAt();
-      // deleted: what is due goes out and is answered first (docs/parallel-suites.md#deleting-a-sandbox),
-      // and what is cut off is final; closed: the rest is retried when it opens again
-      if (deletion?.settleDue) await ctx.webhooks.settleDue();
-      const interrupted = deletion ? ctx.webhooks.interrupt({ deleted: true }) : await ctx.webhooks.drain(graceMs);
+      // closed: the rest is retried when it opens again
+      const interrupted = await ctx.webhooks.drain(graceMs);
       await ctx.work.idle();
       await ctx.webhooks.close();
       const nowMs = clock.nowMs();

@@ -21,8 +21,14 @@ interface Profile {
 
 const [dir = "/tmp/sc-prof", tag = "create", perArg = "1", topArg = "40"] = process.argv.slice(2);
 const per = Number(perArg);
-const windows = JSON.parse(readFileSync(join(dir, "windows.json"), "utf8")) as Record<string, [number, number]>;
-const [from, to] = windows[tag] ?? [0, Number.POSITIVE_INFINITY];
+// a window is one span [from, to] or several (bench/ab/suite-profile.ts)
+const windows = JSON.parse(readFileSync(join(dir, "windows.json"), "utf8")) as Record<
+  string,
+  [number, number] | Array<[number, number]>
+>;
+const chosen = windows[tag] ?? [0, Number.POSITIVE_INFINITY];
+const spans = (typeof chosen[0] === "number" ? [chosen] : chosen) as Array<[number, number]>;
+const inside = (t: number) => spans.some(([from, to]) => t >= from && t <= to);
 
 for (const f of readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"))) {
   const p = JSON.parse(readFileSync(join(dir, f), "utf8")) as Profile;
@@ -42,7 +48,7 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"))) {
   for (let i = 0; i < p.samples.length; i++) {
     const dt = p.timeDeltas[i] ?? 0;
     t += dt;
-    if (t < from || t > to) continue;
+    if (!inside(t)) continue;
     const node = byId.get(p.samples[i] as number);
     if (!node) continue;
     const key = (n: Node) => `${n.callFrame.functionName || "(anon)"} ${short(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;

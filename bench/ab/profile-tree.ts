@@ -13,8 +13,14 @@ interface Node {
 const [dir = "/tmp/sc-prof", tag = "create", perArg = "1", minArg = "0.05", only = ".0.0"] = process.argv.slice(2);
 const per = Number(perArg);
 const min = Number(minArg);
-const windows = JSON.parse(readFileSync(join(dir, "windows.json"), "utf8")) as Record<string, [number, number]>;
-const [from, to] = windows[tag] ?? [0, Number.POSITIVE_INFINITY];
+// a window is one span [from, to] or several (bench/ab/suite-profile.ts)
+const windows = JSON.parse(readFileSync(join(dir, "windows.json"), "utf8")) as Record<
+  string,
+  [number, number] | Array<[number, number]>
+>;
+const chosen = windows[tag] ?? [0, Number.POSITIVE_INFINITY];
+const spans = (typeof chosen[0] === "number" ? [chosen] : chosen) as Array<[number, number]>;
+const inside = (t: number) => spans.some(([from, to]) => t >= from && t <= to);
 for (const f of readdirSync(dir).filter((n) => n.endsWith(".cpuprofile") && n.includes(only))) {
   const p = JSON.parse(readFileSync(join(dir, f), "utf8")) as {
     nodes: Node[];
@@ -26,7 +32,7 @@ for (const f of readdirSync(dir).filter((n) => n.endsWith(".cpuprofile") && n.in
   let t = p.startTime;
   for (let i = 0; i < p.samples.length; i++) {
     t += p.timeDeltas[i] ?? 0;
-    if (t >= from && t <= to) self.set(p.samples[i] as number, (self.get(p.samples[i] as number) ?? 0) + (p.timeDeltas[i] ?? 0));
+    if (inside(t)) self.set(p.samples[i] as number, (self.get(p.samples[i] as number) ?? 0) + (p.timeDeltas[i] ?? 0));
   }
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const incl = new Map<number, number>();

@@ -268,9 +268,11 @@ function ask(t: Checkpointer, worker: Worker, message: ToCheckpointer): Promise<
 export interface HeldFile {
   /**
    * After the main connection closed: the thread copies the WAL back and closes last (deleting the
-   * WAL), in its own time; resolves once it has (or once a new hold of the file took it over).
+   * WAL), in its own time; resolves once it has (or once a new hold of the file took it over). With
+   * `discard` the file is deleted next: nothing is copied back durably (no checkpoint of its own, no
+   * fsync in the close's).
    */
-  release(): Promise<void>;
+  release(opts?: { discard?: boolean }): Promise<void>;
 }
 
 /**
@@ -294,8 +296,8 @@ export async function holdFile(path: string, image: Buffer | undefined, restartF
   const gen = ++t.gens;
   if (!(await ask(t, worker, { type: "hold", path: file, gen, image: image !== undefined, restartFrames }))) return undefined;
   return {
-    release: async () => {
-      if (t.worker === worker) await ask(t, worker, { type: "release", path: file, gen });
+    release: async (opts = {}) => {
+      if (t.worker === worker) await ask(t, worker, { type: "release", path: file, gen, discard: opts.discard === true });
     },
   };
 }

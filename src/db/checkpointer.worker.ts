@@ -34,7 +34,7 @@ export interface CheckpointerData {
 export type ToCheckpointer = { ack?: number } & (
   | { type: "image"; image: Uint8Array }
   | { type: "hold"; path: string; gen: number; image: boolean; restartFrames: number }
-  | { type: "release"; path: string; gen: number }
+  | { type: "release"; path: string; gen: number; discard: boolean }
   | { type: "add"; path: string; restartFrames: number }
   | { type: "finish"; path: string }
   | { type: "remove"; path: string; truncate: boolean }
@@ -158,10 +158,15 @@ function release(m: Extract<ToCheckpointer, { type: "release" }>): void {
   const d = dbs.get(m.path);
   if (!d || d.gen !== m.gen) return;
   dbs.delete(m.path);
-  try {
-    d.db.pragma("wal_checkpoint(TRUNCATE)");
-  } catch {
-    // the close below checkpoints what it can
+  if (m.discard) {
+    // deleted next: the close's own checkpoint (this is the last connection) syncs nothing
+    d.db.pragma("synchronous = OFF");
+  } else {
+    try {
+      d.db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // the close below checkpoints what it can
+    }
   }
   d.db.close();
 }

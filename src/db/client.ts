@@ -7,8 +7,15 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import type Database from "better-sqlite3";
-import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import {
+  createTableRelationsHelpers,
+  extractTablesRelationalConfig,
+  type RelationalSchemaConfig,
+  type TablesRelationalConfig,
+} from "drizzle-orm";
+import { BetterSQLite3Database, BetterSQLiteSession } from "drizzle-orm/better-sqlite3";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { commitNow } from "./commit.js";
 import * as schema from "./schema/index.js";
 import { Sqlite } from "./sqlite-driver.js";
@@ -86,7 +93,7 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
     "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; " +
       `PRAGMA cache_size = -${o.cacheKiB ?? 32000}; PRAGMA temp_store = MEMORY;`,
   );
-  const db = drizzle({ client: sqlite, schema }) as Db;
+  const db = drizzleOf(sqlite);
   if (!fromImage) {
     const folder = o.migrationsFolder ?? MIGRATIONS;
     const all = migrations(folder);
@@ -96,6 +103,26 @@ export function openDb(path: string, opts: OpenOptions | string = {}): Db {
       { migrationsFolder: folder },
     );
   }
+  return db;
+}
+
+/** The schema's relational config, worked out once per process. */
+let relational: RelationalSchemaConfig<TablesRelationalConfig> | undefined;
+
+/**
+ * What `drizzle({ client, schema })` makes, without working out the schema's relational config
+ * again for every connection (a sandbox's database is opened on a request's path: docs/performance.md
+ * "Sandboxes at once").
+ */
+function drizzleOf(sqlite: Database.Database): Db {
+  if (!relational) {
+    const config = extractTablesRelationalConfig(schema, createTableRelationsHelpers);
+    relational = { fullSchema: schema, schema: config.tables, tableNamesMap: config.tableNamesMap };
+  }
+  const dialect = new SQLiteSyncDialect();
+  const session = new BetterSQLiteSession(sqlite, dialect, relational, {});
+  const db = new BetterSQLite3Database("sync", dialect, session, relational) as unknown as Db;
+  db.$client = sqlite;
   return db;
 }
 

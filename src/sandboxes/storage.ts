@@ -180,8 +180,9 @@ export class SandboxStorage {
 
   /**
    * After its composition closed: a file is closed (the checkpointer thread copies its WAL back and
-   * closes it last, in its own time: `released`); a memory one is kept for its next open, unless
-   * `forGood` (a deletion). Its image for copies is let go either way.
+   * closes it last, in its own time: `released`; `forGood`, a deletion, copies nothing back durably:
+   * the file goes next); a memory one is kept for its next open, unless `forGood`. Its image for
+   * copies is let go either way.
    */
   async close(id: string, opened: Opened, forGood: boolean): Promise<{ released: Promise<void> }> {
     forgetImage(opened.db);
@@ -199,7 +200,7 @@ export class SandboxStorage {
     const hold = this.holds.get(opened.db);
     await hold?.stopCheckpoints({ beforeClose: true });
     closeDb(opened.db);
-    return { released: hold?.held ? hold.held.release() : Promise.resolve() };
+    return { released: hold?.held ? hold.held.release({ discard: forGood }) : Promise.resolve() };
   }
 
   /** Everything a deleted sandbox had: its files once the thread has let them go, or its memory. */

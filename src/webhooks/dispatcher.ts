@@ -337,7 +337,8 @@ export class WebhookDispatcher implements DueWork, Answers, CommitListener {
     this.stopped = true;
     if (opts.deleted) this.results.deleting = true;
     const flights = [...this.lanes.flights.values()];
-    recordInterrupted(this.db, this.repo, this.results, flights, this.clock.nowMs());
+    // a deleted sandbox's database goes next: with nothing on the wire there is nothing to record
+    if (flights.length > 0 || !opts.deleted) recordInterrupted(this.db, this.repo, this.results, flights, this.clock.nowMs());
     for (const f of flights) {
       this.lanes.flights.delete(f.row.seq); // recorded: its aborted request's answer is dropped
       this.jobs.delete(f.job);
