@@ -1,5 +1,5 @@
 /**
- * Bearer tokens (docs/gateway.md#authentication): a JWT signed HS256 (src/platform/jwt.ts) with
+ * Bearer tokens (docs/gateway.md#authentication): a JWT signed with `hono/jwt` (HS256) and
  * a per-instance secret kept in the database, valid 30 days of virtual time. A token follows its
  * merchant: its `sv` claim is an HMAC of the merchant's secret at issue time, so a token
  * issued before the secret changed (a scenario reloading the merchant) is refused.
@@ -10,12 +10,12 @@
  * so a test can use the token it saved when it built the world.
  */
 import { createHmac } from "node:crypto";
+import { sign, verify } from "hono/jwt";
 import type { Db } from "../../db/client.js";
 import { setState, stateValue } from "../../db/state.js";
 import type { Clock } from "../../platform/clock.js";
 import { randomSecret, safeEqual } from "../../platform/crypto.js";
 import { unauthorized } from "../../platform/errors.js";
-import { signJwt, verifyJwt } from "../../platform/jwt.js";
 import type { Merchant, MerchantService } from "../merchants/merchants.service.js";
 import type { AuthResponse } from "./auth.wire.js";
 
@@ -47,6 +47,8 @@ export function inheritSecrets(db: Db, nowMs: number): void {
   setState(db, SECRET_KEY, randomSecret());
 }
 
+const importKey = (secret: string) =>
+  crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
 const CACHE_LIMIT = 10_000;
 
 export interface AuthDeps {
@@ -57,12 +59,14 @@ export interface AuthDeps {
 
 export class AuthService {
   private readonly secret: string;
+  /** The secret imported once as a WebCrypto key: hono/jwt would re-import a string per call (~100 µs). */
+  private key: Promise<CryptoKey> | undefined;
   /** The last token per merchant: the JWT is a pure function of (merchant, iat second), so reuse it. */
   private readonly lastIssued = new Map<string, { iat: number; sv: string; token: string }>();
   /** Verified tokens → subject and expiry, so a hot path verifies each token's signature once. */
   private readonly verified = new Map<string, { sub: string; sv: string; expMs: number; secret: string }>();
   /** The secrets inherited from the sandboxes this one was copied from (none for most). */
-  private readonly inherited: Inherited[];
+  private readonly inherited: Array<Inherited & { key?: Promise<CryptoKey> }>;
 
   constructor(private readonly deps: AuthDeps) {
     const secret = stateValue(deps.db, SECRET_KEY);
@@ -92,11 +96,21 @@ export class AuthService {
     return sv;
   }
 
+  private signingKey(): Promise<CryptoKey> {
+    this.key ??= importKey(this.secret);
+    return this.key;
+  }
+
   /** The claims of a token signed by an inherited secret and issued before its copy, else undefined. */
-  private verifyInherited(jwt: string): { payload: Record<string, unknown>; secret: string } | undefined {
+  private async verifyInherited(jwt: string): Promise<{ payload: Record<string, unknown>; secret: string } | undefined> {
     for (const i of this.inherited) {
-      const payload = verifyJwt(jwt, i.secret);
-      if (payload && typeof payload.iat === "number" && payload.iat <= i.untilSec) return { payload, secret: i.secret };
+      i.key ??= importKey(i.secret);
+      try {
+        const payload = await verify(jwt, await i.key, { alg: "HS256", exp: false, nbf: false, iat: false });
+        if (typeof payload.iat === "number" && payload.iat <= i.untilSec) return { payload, secret: i.secret };
+      } catch {
+        // not this one's
+      }
     }
     return undefined;
   }
@@ -120,7 +134,7 @@ export class AuthService {
     const sv = this.secretVersion(m.merchantSecret);
     const last = this.lastIssued.get(m.merchantKey);
     if (last?.iat === iat && last.sv === sv) return { merchantKey: m.merchantKey, token: last.token };
-    const jwt = signJwt({ sub: m.merchantKey, sv, iat, exp: iat + TOKEN_TTL_SECONDS }, this.secret);
+    const jwt = await sign({ sub: m.merchantKey, sv, iat, exp: iat + TOKEN_TTL_SECONDS }, await this.signingKey(), "HS256");
     const token = `Bearer ${jwt}`;
     this.lastIssued.set(m.merchantKey, { iat, sv, token });
     return { merchantKey: m.merchantKey, token };
@@ -137,10 +151,12 @@ export class AuthService {
     const jwt = match[1];
     let claims = this.verified.get(jwt);
     if (!claims) {
-      let payload = verifyJwt(jwt, this.secret);
+      let payload: Record<string, unknown>;
       let secret = this.secret;
-      if (!payload) {
-        const inherited = this.inherited.length > 0 ? this.verifyInherited(jwt) : undefined;
+      try {
+        payload = await verify(jwt, await this.signingKey(), { alg: "HS256", exp: false, nbf: false, iat: false });
+      } catch {
+        const inherited = this.inherited.length > 0 ? await this.verifyInherited(jwt) : undefined;
         if (!inherited) throw unauthorized("Invalid access token");
         ({ payload, secret } = inherited);
       }
