@@ -37,8 +37,9 @@
  * builds in the same session. BENCH_COMPARE=<other dist/main.js> runs rounds of this build (A) and
  * that one (B) alternately, A B B A ..., and prints both sides' medians; BENCH_ROUNDS (default 1 a
  * side), BENCH_MAIN (A: another build), BENCH_NODE_ARGS (the servers' node flags, e.g. `--cpu-prof
- * --cpu-prof-dir=/tmp/prof`), BENCH_WORLD_DIR (keep the worlds' files there for the next run). The
- * load average is printed with each round.
+ * --cpu-prof-dir=/tmp/prof`), BENCH_WORLD_DIR (keep the worlds' files there for the next run),
+ * BENCH_ONLY=large (step 5 alone: the large world's forks and loads). The load average is printed
+ * with each round.
  *
  *   npm run bench -- sandbox-storm
  *   BENCH_COMPARE=/tmp/base/dist/main.js BENCH_ROUNDS=3 npx tsx bench/sandbox-storm.ts
@@ -90,6 +91,8 @@ const MAIN_B = process.env.BENCH_COMPARE;
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const STORAGES = (process.env.BENCH_STORAGE ?? "file,memory").split(",") as Array<"file" | "memory">;
 const IDLE = process.env.BENCH_IDLE !== "0";
+/** BENCH_ONLY=large: only step 5 (the large world's forks and loads), after the warm-up. */
+const LARGE_ONLY = process.env.BENCH_ONLY === "large";
 /** The server closes a sandbox this long after its last request (src/sandboxes/), plus two ticks. */
 const IDLE_WAIT_MS = 33_000;
 
@@ -460,68 +463,71 @@ async function round(main: string | undefined, storage: "file" | "memory", small
       );
     await deleteAll(url, warm);
 
-    // 1. at rest
-    await delay(1_200);
-    Object.assign(f, await atRest(url, bystander, token));
-    const one: { create: number[]; fork: number[] } = { create: [], fork: [] };
-    const singles: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const c = expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }));
-      one.create.push(c.ms);
-      const k = expect("fork", await fork(agent, smallId));
-      one.fork.push(k.ms);
-      singles.push(idOf(c), idOf(k));
-    }
-    await deleteAll(url, singles);
-    f.restCreateP50 = r2(percentile(one.create, 50));
-    f.restForkP50 = r2(percentile(one.fork, 50));
-
-    // 2. the fork storm
-    await delay(2_500);
-    f.rssBefore = r2(rssMb(server.pid));
-    const probed = (tag: string, n: number, one: (a: Agent, i: number) => Promise<Answer>) =>
-      probedStorm(server, { url, bystander, token }, tag, n, one);
-    const forks = await probed("fork", FORKS, async (a) => expect("fork", await fork(a, smallId)));
-    Object.assign(f, forks.figures);
-    f.rssForks = r2(rssMb(server.pid));
-
-    // 3. memory: idle forks, then after their deletion
-    if (IDLE) {
-      const until = performance.now() + IDLE_WAIT_MS;
-      while (performance.now() < until) await delay(500);
-      if (storage === "file") {
-        const open = openIds(server.pid);
-        const still = forks.ids.filter((id) => open.has(id)).length;
-        if (still > 0) console.log(`  (${still} forks still open after ${IDLE_WAIT_MS / 1000} s)`);
+    // 1.-4. (BENCH_ONLY=large skips them)
+    if (!LARGE_ONLY) {
+      // 1. at rest
+      await delay(1_200);
+      Object.assign(f, await atRest(url, bystander, token));
+      const one: { create: number[]; fork: number[] } = { create: [], fork: [] };
+      const singles: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const c = expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }));
+        one.create.push(c.ms);
+        const k = expect("fork", await fork(agent, smallId));
+        one.fork.push(k.ms);
+        singles.push(idOf(c), idOf(k));
       }
-      f.rssIdle = r2(rssMb(server.pid));
-      f.idleForkMb = r2((f.rssIdle - f.rssBefore) / FORKS);
-    }
-    await deleteAll(url, forks.ids);
-    await delay(2_500);
-    f.rssAfter = r2(rssMb(server.pid));
-    f.rssAfterDelta = r2(f.rssAfter - f.rssBefore);
+      await deleteAll(url, singles);
+      f.restCreateP50 = r2(percentile(one.create, 50));
+      f.restForkP50 = r2(percentile(one.fork, 50));
 
-    // 4. the create storm
-    await delay(1_200);
-    const creates = await probed("create", CREATES, async (a, i) =>
-      expect("create", await call(a, "POST", sandboxes, { name: `c-${i}`, ttl: "PT10M" })),
-    );
-    Object.assign(f, creates.figures);
-    // the reopen: the first request to each of 100 the server closed (beyond the 64 it keeps open,
-    // least recently used first, at its next tick), and the second request right after
-    await delay(2_500);
-    const open = storage === "file" ? openIds(server.pid) : new Set<string>();
-    const closed = creates.ids.filter((id) => !open.has(id)).slice(0, REOPENS);
-    const reopen: { first: number[]; second: number[] } = { first: [], second: [] };
-    for (const id of closed) {
-      for (const into of [reopen.first, reopen.second]) {
-        into.push(expect("reopen", await call(agent, "GET", `${url}/sandboxes/${id}/_sandbox/clock`), 200).ms);
+      // 2. the fork storm
+      await delay(2_500);
+      f.rssBefore = r2(rssMb(server.pid));
+      const probed = (tag: string, n: number, one: (a: Agent, i: number) => Promise<Answer>) =>
+        probedStorm(server, { url, bystander, token }, tag, n, one);
+      const forks = await probed("fork", FORKS, async (a) => expect("fork", await fork(a, smallId)));
+      Object.assign(f, forks.figures);
+      f.rssForks = r2(rssMb(server.pid));
+
+      // 3. memory: idle forks, then after their deletion
+      if (IDLE) {
+        const until = performance.now() + IDLE_WAIT_MS;
+        while (performance.now() < until) await delay(500);
+        if (storage === "file") {
+          const open = openIds(server.pid);
+          const still = forks.ids.filter((id) => open.has(id)).length;
+          if (still > 0) console.log(`  (${still} forks still open after ${IDLE_WAIT_MS / 1000} s)`);
+        }
+        f.rssIdle = r2(rssMb(server.pid));
+        f.idleForkMb = r2((f.rssIdle - f.rssBefore) / FORKS);
       }
+      await deleteAll(url, forks.ids);
+      await delay(2_500);
+      f.rssAfter = r2(rssMb(server.pid));
+      f.rssAfterDelta = r2(f.rssAfter - f.rssBefore);
+
+      // 4. the create storm
+      await delay(1_200);
+      const creates = await probed("create", CREATES, async (a, i) =>
+        expect("create", await call(a, "POST", sandboxes, { name: `c-${i}`, ttl: "PT10M" })),
+      );
+      Object.assign(f, creates.figures);
+      // the reopen: the first request to each of 100 the server closed (beyond the 64 it keeps open,
+      // least recently used first, at its next tick), and the second request right after
+      await delay(2_500);
+      const open = storage === "file" ? openIds(server.pid) : new Set<string>();
+      const closed = creates.ids.filter((id) => !open.has(id)).slice(0, REOPENS);
+      const reopen: { first: number[]; second: number[] } = { first: [], second: [] };
+      for (const id of closed) {
+        for (const into of [reopen.first, reopen.second]) {
+          into.push(expect("reopen", await call(agent, "GET", `${url}/sandboxes/${id}/_sandbox/clock`), 200).ms);
+        }
+      }
+      f.reopenP50 = r2(percentile(reopen.first, 50));
+      f.secondP50 = r2(percentile(reopen.second, 50));
+      await deleteAll(url, creates.ids);
     }
-    f.reopenP50 = r2(percentile(reopen.first, 50));
-    f.secondP50 = r2(percentile(reopen.second, 50));
-    await deleteAll(url, creates.ids);
 
     // 5. one fork at a time of the large world, and loads of its file
     const forkMs: number[] = [];
@@ -548,7 +554,8 @@ async function round(main: string | undefined, storage: "file" | "memory", small
     }
 
     // 6. the suite, each way
-    for (const way of ["build", "snapshot", "from"] as const) f[`suite_${way}`] = Math.round(await suite(url, way));
+    if (!LARGE_ONLY)
+      for (const way of ["build", "snapshot", "from"] as const) f[`suite_${way}`] = Math.round(await suite(url, way));
     f.load = r2((load0 + (loadavg()[0] ?? 0)) / 2);
     return f;
   } catch (err) {

@@ -112,8 +112,10 @@ export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandl
       const declared = Number(incoming.headers["content-length"]);
       if (declared > binary.maxBytes) throw tooLarge(binaryLimit);
       const all = Buffer.concat(await readChunks(incoming, binary.maxBytes, () => tooLarge(binaryLimit)));
+      // a large body owns its memory (no pool): handed on as it is, one copy fewer
+      const whole = all.byteOffset === 0 && all.byteLength === all.buffer.byteLength;
       (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
-        all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
+        whole ? all.buffer : all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
       );
       return next();
     }
