@@ -14,8 +14,8 @@ export interface LoadedSnapshot {
   nowMs: number;
   meta: SnapshotMeta;
   /**
-   * The file as it was loaded (a copy of its bytes; its image a view into it when it needed neither
-   * a migration nor a mark): a later file of its checksum is verified by comparing them.
+   * The file as it was loaded (a copy of its bytes; the image a view into it unless it was migrated
+   * or WAL-marked): a later file of its checksum is verified by comparing them.
    */
   file: Buffer;
 }
@@ -67,7 +67,12 @@ export function loadSnapshot(
   const file = alloc(bytes.length);
   bytes.copy(file);
   let image = file.subarray(file.length - snap.image.length);
-  journalImage(image);
+  if (image[18] === 2 || image[19] === 2) {
+    // WAL-marked: marked in a copy of its own, so that the file's bytes stay as they were
+    const own = alloc(image.length);
+    image.copy(own);
+    image = journalImage(own);
+  }
   if (!checked.has(checksum)) {
     const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
     if (problem !== undefined) throw refused(problem);
