@@ -24,7 +24,10 @@ export interface KeptSnapshot extends LoadedSnapshot {
   due: { at: number | undefined } | undefined;
 }
 
-/** Bytes of images kept when the server does not say (a suite's few fixtures, the 10,000-payment world three times). */
+/**
+ * Bytes kept unless told (SANDBOX_SNAPSHOT_KEEP_MB, docs/configuration.md): a suite's few fixtures;
+ * the 10,000-payment world's 18 MB file three times, or once with its image when it was migrated.
+ */
 export const KEEP_SNAPSHOT_BYTES = 64 * 1024 * 1024;
 
 export class KeptSnapshots {
@@ -33,7 +36,7 @@ export class KeptSnapshots {
   private bytes = 0;
 
   /**
-   * `maxBytes`: the images kept at most; `forgot`: called with the checksum of each let go (what was
+   * `maxBytes`: the bytes kept at most (0: none); `forgot`: called with the checksum of each let go (what was
    * made for it goes too).
    */
   constructor(

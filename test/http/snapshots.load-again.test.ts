@@ -80,6 +80,17 @@ describe("a snapshot file loaded again", () => {
     }
   });
 
+  it("with SANDBOX_SNAPSHOT_KEEP_MB=0 is kept nowhere: each load opens its sandbox at once", async () => {
+    s = makeServer({ config: { db: tempDbPath(), snapshotKeepMb: 0 } });
+    const world = await s.create({ name: "world" });
+    const file = await snapshotBytes(s.http, world.base);
+    const open = s.server.sandboxes.openCount;
+    for (let i = 1; i <= 2; i++) {
+      await load(s, Buffer.from(file));
+      expect(s.server.sandboxes.openCount).toBe(open + i);
+    }
+  });
+
   it("whose work falls due is opened by it, with no request", async () => {
     for (const storage of ["file", "memory"] as const) {
       s = makeServer({ config: { db: tempDbPath(), storage }, idleMs: 86_400_000 });
