@@ -41,7 +41,8 @@
  * --cpu-prof-dir=/tmp/prof`), BENCH_WORLD_DIR (keep the worlds' files there for the next run). The
  * load average is printed with each round. BENCH_SUITE_ONLY=1 runs part 6 alone, quick to repeat: no
  * worlds, a warm-up suite, then each way of BENCH_SUITE_WAYS (default `from` alone) BENCH_SUITE_REPEAT
- * times (default 5), its median.
+ * times (default 5), its median. BENCH_ONLY=large runs step 5 alone (the large world's forks and
+ * loads).
  *
  *   npm run bench -- sandbox-storm
  *   BENCH_COMPARE=/tmp/base/dist/main.js BENCH_ROUNDS=3 npx tsx bench/sandbox-storm.ts
@@ -102,6 +103,8 @@ const SUITE_ONLY = process.env.BENCH_SUITE_ONLY === "1";
 const SUITE_PARALLEL = Number(process.env.BENCH_SUITE_PARALLEL ?? 4);
 const SUITE_WAYS = (process.env.BENCH_SUITE_WAYS ?? (SUITE_ONLY ? "from" : "build,snapshot,from")).split(",") as SuiteWay[];
 const SUITE_REPEAT = Number(process.env.BENCH_SUITE_REPEAT ?? (SUITE_ONLY ? 5 : 1));
+/** BENCH_ONLY=large: only step 5 (the large world's forks and loads), after the warm-up. */
+const LARGE_ONLY = process.env.BENCH_ONLY === "large";
 /** The server closes a sandbox this long after its last request (src/sandboxes/), plus two ticks. */
 const IDLE_WAIT_MS = 33_000;
 
@@ -315,7 +318,7 @@ async function round(main: string | undefined, storage: "file" | "memory", small
     if (!SUITE_ONLY) await storms(server, storage, f, small, large);
     // 6. the suite, each way (on its own: a warm-up suite first, each way's median of SUITE_REPEAT)
     if (SUITE_ONLY) await suite(url, "from", SUITE_PARALLEL);
-    for (const way of SUITE_WAYS) {
+    for (const way of LARGE_ONLY ? [] : SUITE_WAYS) {
       const runs: number[] = [];
       const cpus: number[] = [];
       for (let i = 0; i < SUITE_REPEAT; i++) {
@@ -361,68 +364,71 @@ async function storms(server: Running, storage: "file" | "memory", f: Figures, s
       );
     await deleteAll(url, warm);
 
-    // 1. at rest
-    await delay(1_200);
-    Object.assign(f, await atRest(url, bystander, token));
-    const one: { create: number[]; fork: number[] } = { create: [], fork: [] };
-    const singles: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const c = expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }));
-      one.create.push(c.ms);
-      const k = expect("fork", await fork(agent, smallId));
-      one.fork.push(k.ms);
-      singles.push(idOf(c), idOf(k));
-    }
-    await deleteAll(url, singles);
-    f.restCreateP50 = r2(percentile(one.create, 50));
-    f.restForkP50 = r2(percentile(one.fork, 50));
-
-    // 2. the fork storm
-    await delay(2_500);
-    f.rssBefore = r2(rssMb(server.pid));
-    const probed = (tag: string, n: number, one: (a: Agent, i: number) => Promise<Answer>) =>
-      probedStorm(server, { url, bystander, token }, tag, n, one);
-    const forks = await probed("fork", FORKS, async (a) => expect("fork", await fork(a, smallId)));
-    Object.assign(f, forks.figures);
-    f.rssForks = r2(rssMb(server.pid));
-
-    // 3. memory: idle forks, then after their deletion
-    if (IDLE) {
-      const until = performance.now() + IDLE_WAIT_MS;
-      while (performance.now() < until) await delay(500);
-      if (storage === "file") {
-        const open = openIds(server.pid);
-        const still = forks.ids.filter((id) => open.has(id)).length;
-        if (still > 0) console.log(`  (${still} forks still open after ${IDLE_WAIT_MS / 1000} s)`);
+    // 1.-4. (BENCH_ONLY=large skips them)
+    if (!LARGE_ONLY) {
+      // 1. at rest
+      await delay(1_200);
+      Object.assign(f, await atRest(url, bystander, token));
+      const one: { create: number[]; fork: number[] } = { create: [], fork: [] };
+      const singles: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const c = expect("create", await call(agent, "POST", sandboxes, { ttl: "PT10M" }));
+        one.create.push(c.ms);
+        const k = expect("fork", await fork(agent, smallId));
+        one.fork.push(k.ms);
+        singles.push(idOf(c), idOf(k));
       }
-      f.rssIdle = r2(rssMb(server.pid));
-      f.idleForkMb = r2((f.rssIdle - f.rssBefore) / FORKS);
-    }
-    await deleteAll(url, forks.ids);
-    await delay(2_500);
-    f.rssAfter = r2(rssMb(server.pid));
-    f.rssAfterDelta = r2(f.rssAfter - f.rssBefore);
+      await deleteAll(url, singles);
+      f.restCreateP50 = r2(percentile(one.create, 50));
+      f.restForkP50 = r2(percentile(one.fork, 50));
 
-    // 4. the create storm
-    await delay(1_200);
-    const creates = await probed("create", CREATES, async (a, i) =>
-      expect("create", await call(a, "POST", sandboxes, { name: `c-${i}`, ttl: "PT10M" })),
-    );
-    Object.assign(f, creates.figures);
-    // the reopen: the first request to each of 100 the server closed (beyond the 64 it keeps open,
-    // least recently used first, at its next tick), and the second request right after
-    await delay(2_500);
-    const open = storage === "file" ? openIds(server.pid) : new Set<string>();
-    const closed = creates.ids.filter((id) => !open.has(id)).slice(0, REOPENS);
-    const reopen: { first: number[]; second: number[] } = { first: [], second: [] };
-    for (const id of closed) {
-      for (const into of [reopen.first, reopen.second]) {
-        into.push(expect("reopen", await call(agent, "GET", `${url}/sandboxes/${id}/_sandbox/clock`), 200).ms);
+      // 2. the fork storm
+      await delay(2_500);
+      f.rssBefore = r2(rssMb(server.pid));
+      const probed = (tag: string, n: number, one: (a: Agent, i: number) => Promise<Answer>) =>
+        probedStorm(server, { url, bystander, token }, tag, n, one);
+      const forks = await probed("fork", FORKS, async (a) => expect("fork", await fork(a, smallId)));
+      Object.assign(f, forks.figures);
+      f.rssForks = r2(rssMb(server.pid));
+
+      // 3. memory: idle forks, then after their deletion
+      if (IDLE) {
+        const until = performance.now() + IDLE_WAIT_MS;
+        while (performance.now() < until) await delay(500);
+        if (storage === "file") {
+          const open = openIds(server.pid);
+          const still = forks.ids.filter((id) => open.has(id)).length;
+          if (still > 0) console.log(`  (${still} forks still open after ${IDLE_WAIT_MS / 1000} s)`);
+        }
+        f.rssIdle = r2(rssMb(server.pid));
+        f.idleForkMb = r2((f.rssIdle - f.rssBefore) / FORKS);
       }
+      await deleteAll(url, forks.ids);
+      await delay(2_500);
+      f.rssAfter = r2(rssMb(server.pid));
+      f.rssAfterDelta = r2(f.rssAfter - f.rssBefore);
+
+      // 4. the create storm
+      await delay(1_200);
+      const creates = await probed("create", CREATES, async (a, i) =>
+        expect("create", await call(a, "POST", sandboxes, { name: `c-${i}`, ttl: "PT10M" })),
+      );
+      Object.assign(f, creates.figures);
+      // the reopen: the first request to each of 100 the server closed (beyond the 64 it keeps open,
+      // least recently used first, at its next tick), and the second request right after
+      await delay(2_500);
+      const open = storage === "file" ? openIds(server.pid) : new Set<string>();
+      const closed = creates.ids.filter((id) => !open.has(id)).slice(0, REOPENS);
+      const reopen: { first: number[]; second: number[] } = { first: [], second: [] };
+      for (const id of closed) {
+        for (const into of [reopen.first, reopen.second]) {
+          into.push(expect("reopen", await call(agent, "GET", `${url}/sandboxes/${id}/_sandbox/clock`), 200).ms);
+        }
+      }
+      f.reopenP50 = r2(percentile(reopen.first, 50));
+      f.secondP50 = r2(percentile(reopen.second, 50));
+      await deleteAll(url, creates.ids);
     }
-    f.reopenP50 = r2(percentile(reopen.first, 50));
-    f.secondP50 = r2(percentile(reopen.second, 50));
-    await deleteAll(url, creates.ids);
 
     // 5. one fork at a time of the large world, and loads of its file
     const forkMs: number[] = [];

@@ -110,6 +110,7 @@ export function createServer(opts: ServerOptions): Server {
     dbPath: config.db,
     storage: config.storage ?? (config.db === ":memory:" ? "memory" : "file"),
     maxSandboxes: config.maxSandboxes,
+    keepSnapshotBytes: config.snapshotKeepMb * 1024 * 1024,
     scale: config.timeScale,
     wallNow,
     rootNow: () => root.clock.nowMs(),

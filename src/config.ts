@@ -110,6 +110,12 @@ export const SETTINGS = {
     help: "sandboxes at once besides the root (POST /_sandbox/sandboxes); one more → 429",
     schema: wholeNumber(0, 1_000_000).default(1000),
   },
+  snapshotKeepMb: {
+    env: "SANDBOX_SNAPSHOT_KEEP_MB",
+    flag: "snapshot-keep-mb",
+    help: "MiB of loaded snapshot files kept, so that loading one again costs what a fork costs; 0 keeps none",
+    schema: wholeNumber(0, 65_536).default(64),
+  },
   eventsKeep: {
     env: "SANDBOX_EVENTS_KEEP",
     flag: "events-keep",

@@ -45,22 +45,28 @@ function checkNesting(text: string, contentType: string | undefined): void {
  * payment's CPU, docs/performance.md). Past `maxBytes` it rejects with `refusal` and stops reading,
  * leaving the stream open: the 413 is answered first, then the rest is dropped before the connection
  * closes (src/http/linger.ts), so the client reads its 413 whether it sent a Content-Length or chunks.
- * A stream closed before its end (the client went away) rejects.
+ * A stream closed before its end (the client went away) rejects. With `into` (a body of a declared
+ * length), each chunk is copied there as it arrives, while the rest is on the wire: the first
+ * buffer of the answer is `into` as far as it was filled.
  */
-function readChunks(incoming: IncomingMessage, maxBytes: number, refusal: () => SandboxError): Promise<Buffer[]> {
+function readChunks(incoming: IncomingMessage, maxBytes: number, refusal: () => SandboxError, into?: Buffer): Promise<Buffer[]> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let filled = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
         done();
         reject(refusal());
+      } else if (into && filled === size - chunk.length && size <= into.length) {
+        chunk.copy(into, filled);
+        filled = size;
       } else chunks.push(chunk);
     };
     const onEnd = () => {
       done();
-      resolve(chunks);
+      resolve(into ? [into.subarray(0, filled), ...chunks] : chunks);
     };
     const onError = (err: Error) => {
       done();
@@ -111,9 +117,13 @@ export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandl
     if (bytes && incoming) {
       const declared = Number(incoming.headers["content-length"]);
       if (declared > binary.maxBytes) throw tooLarge(binaryLimit);
-      const all = Buffer.concat(await readChunks(incoming, binary.maxBytes, () => tooLarge(binaryLimit)));
+      // a snapshot file of its declared length is read into memory of its own, handed on as it is
+      const into = Number.isSafeInteger(declared) && declared > 0 ? Buffer.allocUnsafeSlow(declared) : undefined;
+      const chunks = await readChunks(incoming, binary.maxBytes, () => tooLarge(binaryLimit), into);
+      const whole = (b: Buffer | undefined) => b !== undefined && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+      const all = chunks.length === 1 && whole(chunks[0]) ? (chunks[0] as Buffer) : Buffer.concat(chunks);
       (c.req.bodyCache as Record<string, unknown>).arrayBuffer = Promise.resolve(
-        all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
+        whole(all) ? all.buffer : all.buffer.slice(all.byteOffset, all.byteOffset + all.byteLength),
       );
       return next();
     }

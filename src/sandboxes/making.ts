@@ -10,7 +10,7 @@
 import { badRequest, invalidField, tooMany } from "../platform/errors.js";
 import { BUILTIN_MERCHANT } from "../platform/fixtures.js";
 import { type Ids, timeOrderedIds } from "../platform/ids.js";
-import { checkedSnapshot } from "../snapshots/image-thread.js";
+import { type KeptSnapshot, KeptSnapshots } from "../snapshots/kept-snapshots.js";
 import { type Image, imageOf } from "../snapshots/source-images.js";
 import type { Closing } from "./closing.js";
 import type { Composition, ForkSource, Made, SandboxMerchant } from "./composition.js";
@@ -38,16 +38,24 @@ export type Created = SandboxSummary & { merchant: SandboxMerchant };
 interface Start {
   made: Exclude<Made, "reopen">;
   /**
-   * A copy's image and the source it came from (a sandbox id or `root`; none for a load), and when
-   * the work it copies falls due (virtual ms; undefined: none, or not known for a load).
+   * A copy's image and the source it came from (a sandbox id or `root`; for a load, its kept file's
+   * `snapshot:<checksum>`, none when not kept), and when the work it copies falls due (virtual ms;
+   * undefined: none, or not known yet for a load).
    */
   copy?: { image: Image; source?: string | undefined; nowMs: number; dueAt?: number | undefined } | undefined;
+  /** A load's file: what is known of it (its due time, learnt at the first open of a sandbox of it). */
+  snapshot?: KeptSnapshot | undefined;
   startMs: number;
   scenario: unknown;
 }
 
+/** A kept snapshot file's key among the sources whose image file copies are made from (storage.ts). */
+const snapshotSource = (checksum: string) => `snapshot:${checksum}`;
+
 export class Making {
   private readonly ids: Ids;
+  /** Snapshot files loaded before: a load of one again costs what a fork costs. */
+  private readonly snapshots: KeptSnapshots;
 
   constructor(
     private readonly t: Table,
@@ -55,6 +63,7 @@ export class Making {
     private readonly closing: Closing,
   ) {
     this.ids = timeOrderedIds({ nowMs: t.o.wallNow });
+    this.snapshots = new KeptSnapshots(t.o.keepSnapshotBytes, (checksum) => t.storage.forgetSource(snapshotSource(checksum)));
   }
 
   /** POST /_sandbox/sandboxes: a fresh sandbox; with `from`, a copy of that one (or the root) as it is now. */
@@ -65,12 +74,24 @@ export class Making {
     return this.make(input, { made: "new", startMs, scenario: null });
   }
 
-  /** POST /_sandbox/sandboxes with a snapshot file: a new sandbox started from it. */
+  /**
+   * POST /_sandbox/sandboxes with a snapshot file: a new sandbox started from it. A file loaded
+   * before (the same checksum, its bytes verified) is made from its kept image, as a fork is
+   * (docs/snapshots.md#loading-a-file-again).
+   */
   async load(bytes: Buffer, input: Pick<CreateInput, "name" | "ttl" | "storage">): Promise<Created> {
     this.check(input);
-    const { image, nowMs, meta } = await checkedSnapshot(bytes);
+    const snapshot = await this.snapshots.load(bytes);
+    const { image, nowMs, meta, checksum } = snapshot;
     const startMs = Number.isFinite(meta.startMs) ? meta.startMs : nowMs;
-    return this.make(input, { made: "load", copy: { image, nowMs }, startMs, scenario: meta.scenario ?? null });
+    const source = this.snapshots.has(checksum) ? snapshotSource(checksum) : undefined;
+    return this.make(input, {
+      made: "load",
+      copy: { image, source, nowMs, dueAt: snapshot.due?.at },
+      snapshot,
+      startMs,
+      scenario: meta.scenario ?? null,
+    });
   }
 
   /** A copy of `from` (`root` or a sandbox's id) as it is at this instant (docs/snapshots.md). */
@@ -142,8 +163,8 @@ export class Making {
    * clock at its start (or its source's now), its row kept. It is opened by its first request
    * (routing.ts), as a closed one is, or by its first due work: a create costs the event loop no
    * database and no services (docs/performance.md "Sandboxes at once"). A create with a scenario
-   * and a load are opened at once: the scenario's merchants are its answer, and a snapshot's
-   * work due is not known before its database is.
+   * and the first load of a file are opened at once: the scenario's merchants are its answer, and
+   * a snapshot's work due is not known before its database is (then it is kept with the file).
    */
   private async make(input: CreateInput, from: Start): Promise<Created> {
     this.checkLimit(input);
@@ -167,12 +188,14 @@ export class Making {
       storage,
     };
     t.madeHere.add(row);
-    const opensNow = input.scenario !== undefined || from.made === "load";
+    const opensNow = input.scenario !== undefined || (from.snapshot !== undefined && from.snapshot.due === undefined);
     t.creating++;
     let made: { comp: Composition; opened: Opened } | undefined;
     try {
       await t.storage.make(id, storage, from.copy && { ...from.copy, made: from.made === "load" ? "load" : "fork" });
       if (opensNow) made = await this.openNew(row, start);
+      // the work it holds, as every sandbox of this file will (read before anything runs in it)
+      if (made && from.snapshot) from.snapshot.due ??= { at: made.comp.copyDueAt() };
     } finally {
       t.creating--;
     }

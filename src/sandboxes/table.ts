@@ -38,6 +38,8 @@ export interface RegistryOptions {
   maxOpen?: number;
   /** Real ms without a request after which an open sandbox with nothing in flight is closed. */
   idleMs?: number;
+  /** Bytes of loaded snapshot files (and migrated images) kept for their next load (src/snapshots/kept-snapshots.ts). */
+  keepSnapshotBytes?: number | undefined;
 }
 
 export interface SandboxSummary {

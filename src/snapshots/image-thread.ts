@@ -75,8 +75,12 @@ async function ask(job: Job, transfer: ArrayBuffer[] = []): Promise<Extract<From
  * committed what it acknowledged (commitNow) before asking.
  */
 export async function fileImage(path: string): Promise<Buffer> {
-  const { image } = await ask({ type: "serialize", path });
-  return Buffer.from(image);
+  return Buffer.from(imageIn(await ask({ type: "serialize", path })));
+}
+
+function imageIn(answer: Extract<FromImageThread, { ok: true }>): SharedArrayBuffer | ArrayBuffer {
+  if (answer.image === undefined) throw new Error("the image thread answered without an image");
+  return answer.image;
 }
 
 /** The snapshot file of an image (snapshot-file.ts): its checksum computed by the thread. */
@@ -88,7 +92,7 @@ export async function snapshotFileOf(s: {
 }): Promise<Buffer> {
   const image = new Uint8Array(s.image.buffer, s.image.byteOffset, s.image.byteLength);
   const answer = await ask({ type: "file", image, nowMs: s.nowMs, meta: s.meta, migrations: s.migrations });
-  return Buffer.from(answer.image);
+  return Buffer.from(imageIn(answer));
 }
 
 /**
@@ -96,10 +100,28 @@ export async function snapshotFileOf(s: {
  * thread (transferred when it owns its memory, else copied): do not use it afterwards.
  */
 export async function checkedSnapshot(bytes: Buffer): Promise<LoadedSnapshot> {
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const answer = await ask({ type: "load", bytes: view }, whole ? [bytes.buffer as ArrayBuffer] : []);
-  if (answer.nowMs === undefined || answer.meta === undefined)
+  const answer = await ask({ type: "load", bytes: handedOver(bytes) }, transferOf(bytes));
+  const { nowMs, meta, at, file } = answer;
+  if (nowMs === undefined || meta === undefined || at === undefined || file === undefined)
     throw new Error("the image thread answered a load without its state");
-  return { image: Buffer.from(answer.image), nowMs: answer.nowMs, meta: answer.meta };
+  return { image: Buffer.from(imageIn(answer), at.offset, at.length), nowMs, meta, file: Buffer.from(file) };
 }
+
+/**
+ * Whether `bytes` are the snapshot file `kept` (a file loaded before, in shared memory): the same
+ * bytes, or bytes verified against the checksum in their header (SHA-256 over the whole file), else
+ * the 400 saying why not (snapshot-file.ts). The caller found `kept` by that checksum. `bytes` is
+ * handed over as by checkedSnapshot.
+ */
+export async function verifiedSnapshot(bytes: Buffer, kept: Buffer): Promise<void> {
+  const view = new Uint8Array(kept.buffer, kept.byteOffset, kept.byteLength);
+  await ask({ type: "verify", bytes: handedOver(bytes), kept: view }, transferOf(bytes));
+}
+
+const handedOver = (bytes: Buffer) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** Memory a buffer owns whole is transferred (no copy); a view into other memory is copied. */
+const transferOf = (bytes: Buffer): ArrayBuffer[] =>
+  bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer
+    ? [bytes.buffer]
+    : [];

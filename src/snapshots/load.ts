@@ -13,6 +13,11 @@ export interface LoadedSnapshot {
   image: Buffer;
   nowMs: number;
   meta: SnapshotMeta;
+  /**
+   * The file as it was loaded (a copy of its bytes; the image a view into it unless it was migrated
+   * or WAL-marked): a later file of its checksum is verified by comparing them.
+   */
+  file: Buffer;
 }
 
 const refused = (why: string) => badRequest(`Invalid snapshot: ${why}`);
@@ -45,7 +50,8 @@ const checkedHere = new CheckedFiles();
  * checksum (src/snapshots/snapshot-file.ts), then its database (src/snapshots/check.ts) unless a
  * file of that checksum passed it before (`checked`); an older
  * schema is migrated (the migrations it lacks run on it), a newer one refused. The
- * image is written into `alloc(length)` (shared memory, from the image thread).
+ * file is copied into `alloc(length)` (shared memory, from the image thread), and its image with it
+ * (a migrated one into memory of its own).
  */
 export function loadSnapshot(
   bytes: Buffer,
@@ -58,9 +64,15 @@ export function loadSnapshot(
   if (snap.migrations > ours.length) {
     throw refused(`made by a newer paysandbox (its database has ${snap.migrations} migrations, this server ${ours.length})`);
   }
-  let image = alloc(snap.image.length);
-  snap.image.copy(image);
-  journalImage(image);
+  const file = alloc(bytes.length);
+  bytes.copy(file);
+  let image = file.subarray(file.length - snap.image.length);
+  if (image[18] === 2 || image[19] === 2) {
+    // WAL-marked: marked in a copy of its own, so that the file's bytes stay as they were
+    const own = alloc(image.length);
+    image.copy(own);
+    image = journalImage(own);
+  }
   if (!checked.has(checksum)) {
     const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
     if (problem !== undefined) throw refused(problem);
@@ -82,5 +94,5 @@ export function loadSnapshot(
     migrated.copy(image);
     journalImage(image);
   }
-  return { image, nowMs: snap.nowMs, meta: snap.meta };
+  return { image, nowMs: snap.nowMs, meta: snap.meta, file };
 }

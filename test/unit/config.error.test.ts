@@ -15,6 +15,7 @@ describe("settings", () => {
       maxRetries: 3,
       headerTimeoutSeconds: 30,
       requestTimeoutSeconds: 120,
+      snapshotKeepMb: 64,
     });
     expect(c.publicUrl).toBeUndefined();
     expect(c.adminToken).toBeUndefined();
@@ -58,6 +59,8 @@ describe("settings", () => {
     [[], { SANDBOX_PUBLIC_URL: "not a url" }, /SANDBOX_PUBLIC_URL/],
     [[], { LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     [[], { SANDBOX_MAX_RETRIES: "0" }, /SANDBOX_MAX_RETRIES/],
+    [[], { SANDBOX_SNAPSHOT_KEEP_MB: "-1" }, /SANDBOX_SNAPSHOT_KEEP_MB/],
+    [["--snapshot-keep-mb", "lots"], {}, /--snapshot-keep-mb/],
     [[], { SANDBOX_TOKEN_TTL_DAYS: "1.5" }, /SANDBOX_TOKEN_TTL_DAYS/],
     [[], { SANDBOX_STORAGE: "disk" }, /SANDBOX_STORAGE.*expected file or memory/],
     [["--storage", "file", "--db", ":memory:"], {}, /--storage .*file needs a database file/],
