@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { insideWindow } from "./windows.js";
 
 interface Node {
   id: number;
@@ -21,14 +22,7 @@ interface Profile {
 
 const [dir = "/tmp/sc-prof", tag = "create", perArg = "1", topArg = "40"] = process.argv.slice(2);
 const per = Number(perArg);
-// a window is one span [from, to] or several (bench/ab/suite-profile.ts)
-const windows = JSON.parse(readFileSync(join(dir, "windows.json"), "utf8")) as Record<
-  string,
-  [number, number] | Array<[number, number]>
->;
-const chosen = windows[tag] ?? [0, Number.POSITIVE_INFINITY];
-const spans = (typeof chosen[0] === "number" ? [chosen] : chosen) as Array<[number, number]>;
-const inside = (t: number) => spans.some(([from, to]) => t >= from && t <= to);
+const inside = insideWindow(dir, tag);
 
 for (const f of readdirSync(dir).filter((n) => n.endsWith(".cpuprofile"))) {
   const p = JSON.parse(readFileSync(join(dir, f), "utf8")) as Profile;

@@ -12,6 +12,7 @@ import { makeServer, type TestServer } from "../helpers/harness.js";
 import { tempDbPath } from "../helpers/server.js";
 import { closedPortUrl } from "../unit/webhooks.support.js";
 import { cardPaymentBody, threeDsBody } from "./payments.body.js";
+import { pay, statusOf } from "./sandbox.calls.js";
 
 let s: TestServer | undefined;
 let t: TestServer | undefined;
@@ -23,19 +24,6 @@ afterEach(async () => {
 });
 
 type Entry = { status: string; transactionId: string; attempts: Array<{ error: string | null }> };
-
-async function pay(server: TestServer, base: string, body = cardPaymentBody()): Promise<string> {
-  const token = await server.token(base);
-  const res = await server.http.post(`${base}/api/v1/payments/card`).set("authorization", token).send(body);
-  expect(res.status).toBe(200);
-  return res.body.transactionId as string;
-}
-
-async function statusOf(server: TestServer, base: string, tx: string): Promise<{ status: number; tx?: string }> {
-  const token = await server.token(base);
-  const res = await server.http.get(`${base}/api/v1/payments/card/status/${tx}`).set("authorization", token);
-  return { status: res.status, tx: res.body.transactionStatus };
-}
 
 describe("a sandbox opens on its first request", () => {
   it("a create and a fork open nothing; the fork, opened later, is its source as it was at the fork", async () => {

@@ -13,7 +13,8 @@ import { makeServer, type TestServer } from "../helpers/harness.js";
 import { tempDbPath } from "../helpers/server.js";
 import { alter, resign } from "../helpers/snapshot-damage.js";
 import { closedPortUrl } from "../unit/webhooks.support.js";
-import { cardPaymentBody, threeDsBody } from "./payments.body.js";
+import { threeDsBody } from "./payments.body.js";
+import { pay, statusOf } from "./sandbox.calls.js";
 import { SNAPSHOT, snapshotBytes } from "./snapshots.support.js";
 
 let s: TestServer | undefined;
@@ -21,19 +22,6 @@ afterEach(async () => {
   await s?.close();
   s = undefined;
 });
-
-async function pay(server: TestServer, base: string, body = cardPaymentBody()): Promise<string> {
-  const token = await server.token(base);
-  const res = await server.http.post(`${base}/api/v1/payments/card`).set("authorization", token).send(body);
-  expect(res.status).toBe(200);
-  return res.body.transactionId as string;
-}
-
-async function statusOf(server: TestServer, base: string, tx: string): Promise<{ status: number; tx?: string }> {
-  const token = await server.token(base);
-  const res = await server.http.get(`${base}/api/v1/payments/card/status/${tx}`).set("authorization", token);
-  return { status: res.status, tx: res.body.transactionStatus };
-}
 
 async function load(server: TestServer, file: Buffer): Promise<{ id: string; base: string }> {
   const res = await server.http.post("/_sandbox/sandboxes?ttl=PT1H").set("content-type", SNAPSHOT).send(file);
