@@ -143,11 +143,25 @@ export function walImage(image: Buffer, inPlace = false): Buffer {
  * opens in memory (a WAL-marked image does not open there). A file database's `serialize()` is WAL-marked.
  */
 export function journalImage(image: Buffer): Buffer {
-  if (image[18] !== 2 && image[19] !== 2) return image;
+  if (!walMarked(image)) return image;
   image[18] = 1;
   image[19] = 1;
   return image;
 }
+
+/**
+ * The image as `new Database(image)` opens it, leaving `image` as it is: itself when it is not
+ * WAL-marked, else a copy (in `alloc(length)`) marked for a rollback journal (journalImage).
+ */
+export function journalCopy(image: Buffer, alloc: (length: number) => Buffer = Buffer.allocUnsafe): Buffer {
+  if (!walMarked(image)) return image;
+  const copy = alloc(image.length);
+  image.copy(copy);
+  return journalImage(copy);
+}
+
+/** Whether an image's header carries WAL's marker (byte 18 or 19 = 2). */
+const walMarked = (image: Buffer) => image.length >= 20 && (image[18] === 2 || image[19] === 2);
 
 // the one way the code writes (src/db/commit.ts): a transaction, or a write that needs no savepoint
 export { inBatch, inTransaction, inWhole } from "./commit.js";

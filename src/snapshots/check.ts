@@ -27,7 +27,7 @@
  * difference is measured in docs/snapshots.md#what-a-load-checks.
  */
 import type Database from "better-sqlite3";
-import { appliedMigrations, migrationHashes, openDb } from "../db/client.js";
+import { appliedMigrations, journalCopy, migrationHashes, openDb } from "../db/client.js";
 import { Sqlite } from "../db/sqlite-driver.js";
 import { scenarioSchema } from "../scenarios/scenario.schema.js";
 import { CHECKED_TABLES, firstBadValue, rulesOf, type ValueRule } from "./check-values.js";
@@ -94,7 +94,7 @@ export function checkImage(image: Buffer, migrations: number): string | undefine
   const expected = expectedAfter(migrations);
   let sqlite: Database.Database;
   try {
-    sqlite = new Sqlite(inMemoryForm(image));
+    sqlite = new Sqlite(journalCopy(image));
   } catch {
     return NOT_SQLITE;
   }
@@ -119,18 +119,6 @@ export function checkImage(image: Buffer, migrations: number): string | undefine
 export function checkMeta(meta: Pick<SnapshotMeta, "scenario">): string | undefined {
   if (meta.scenario === null || meta.scenario === undefined || scenarioSchema.safeParse(meta.scenario).success) return undefined;
   return "damaged (the scenario of its description is not a scenario)";
-}
-
-/**
- * The image as `new Database(buffer)` opens it: a copy with the rollback-journal marker (bytes 18
- * and 19 = 1) when it carries WAL's (2), else itself (better-sqlite3 copies it into SQLite's memory).
- */
-function inMemoryForm(image: Buffer): Buffer {
-  if (image.length < 20 || (image[18] !== 2 && image[19] !== 2)) return image;
-  const copy = Buffer.from(image);
-  copy[18] = 1;
-  copy[19] = 1;
-  return copy;
 }
 
 function checkSchema(sqlite: Database.Database, expected: Expected, migrations: number): string | undefined {

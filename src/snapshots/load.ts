@@ -3,7 +3,7 @@
  * schema brought up to date, or a 400 saying why not. Pure work on bytes, proportional to the file:
  * the image thread runs it (image-thread.ts), never the event loop.
  */
-import { type Db, journalImage, migrationHashes, openDb } from "../db/client.js";
+import { type Db, journalCopy, journalImage, migrationHashes, openDb } from "../db/client.js";
 import { badRequest } from "../platform/errors.js";
 import { checkImage, checkMeta } from "./check.js";
 import { checksumOf, readSnapshot, type Snapshot, type SnapshotMeta } from "./snapshot-file.js";
@@ -66,13 +66,8 @@ export function loadSnapshot(
   }
   const file = alloc(bytes.length);
   bytes.copy(file);
-  let image = file.subarray(file.length - snap.image.length);
-  if (image[18] === 2 || image[19] === 2) {
-    // WAL-marked: marked in a copy of its own, so that the file's bytes stay as they were
-    const own = alloc(image.length);
-    image.copy(own);
-    image = journalImage(own);
-  }
+  // a WAL-marked image is marked in a copy of its own, so that the file's bytes stay as they were
+  let image = journalCopy(file.subarray(file.length - snap.image.length), alloc);
   if (!checked.has(checksum)) {
     const problem = checkMeta(snap.meta) ?? checkImage(image, snap.migrations);
     if (problem !== undefined) throw refused(problem);
