@@ -67,6 +67,24 @@ interface FileHold {
   stopCheckpoints: (opts?: { beforeClose?: boolean }) => Promise<void>;
 }
 
+/** An image written as a file for copies (files.ts), and the copies being made from it now. */
+interface ImageFile {
+  image: Image;
+  file: Promise<string>;
+  copies: Set<Promise<void>>;
+}
+
+/**
+ * An image file let go: removed once the copies begun from it are made (no new one can begin, it is
+ * no longer its source's), never under one still reading it.
+ */
+function dropImageFile(entry: ImageFile): void {
+  void Promise.allSettled([...entry.copies])
+    .then(() => entry.file)
+    .then(removeImageFile)
+    .catch(() => undefined);
+}
+
 export interface StorageOptions {
   /** The folder of file-backed sandboxes; undefined on a `:memory:` server (memory only). */
   folder: string | undefined;
@@ -84,7 +102,7 @@ export class SandboxStorage {
   private readonly origins = new Map<string, Image>();
   private readonly holds = new WeakMap<Db, FileHold>();
   /** Per source (a sandbox id, or `root`): its image as a file, which file-backed copies are made from. */
-  private readonly imageFiles = new Map<string, { image: Image; file: Promise<string> }>();
+  private readonly imageFiles = new Map<string, ImageFile>();
   /** Bytes of the memory databases closed for good since memory was last given back. */
   private freed = 0;
   /** Sandboxes made and not opened yet (their first open: `open`). */
@@ -109,29 +127,28 @@ export class SandboxStorage {
       return;
     }
     const path = databasePath(this.folder(), id);
+    // a copy's image file is asked for at once: a source let go from now on lets it go after this copy
+    const imageFile = copy ? this.imageFile(copy.image, copy.source) : undefined;
     this.madeFolder ??= mkdir(this.folder(), { recursive: true });
-    await this.madeFolder;
-    if (!copy) {
-      try {
+    const made = this.madeFolder.then(async () => {
+      if (!copy || !imageFile) {
         this.freshFile ??= walImage(this.o.freshImage());
         await writeFile(path, this.freshFile);
-      } catch (err) {
-        await removeFiles(path);
-        throw err;
+        return;
       }
-      this.unopened.set(id, unopened);
-      return;
-    }
-    const imageFile = this.imageFile(copy.image, copy.source);
-    try {
       await writeFile(copyMarkPath(path), JSON.stringify({ made: copy.made, nowMs: copy.nowMs }));
-      await copyImageFile(await imageFile, path);
+      await copyImageFile(await imageFile.file, path);
+    });
+    imageFile?.copies.add(made);
+    try {
+      await made;
     } catch (err) {
       await removeFiles(path);
       throw err;
     } finally {
+      imageFile?.copies.delete(made);
       // an image of no source (a snapshot file's) makes one copy: its file goes once it is made
-      if (copy.source === undefined) void imageFile.then(removeImageFile, () => undefined).catch(() => undefined);
+      if (imageFile && copy?.source === undefined) dropImageFile(imageFile);
     }
     this.unopened.set(id, unopened);
   }
@@ -232,7 +249,7 @@ export class SandboxStorage {
     const had = this.imageFiles.get(source);
     if (!had) return;
     this.imageFiles.delete(source);
-    had.file.then(removeImageFile, () => undefined).catch(() => undefined);
+    dropImageFile(had);
   }
 
   /**
@@ -261,13 +278,17 @@ export class SandboxStorage {
   }
 
   /** The image as a file to copy from: written once per image of a source (a load's, once). */
-  private imageFile(image: Image, source: string | undefined): Promise<string> {
+  private imageFile(image: Image, source: string | undefined): ImageFile {
     const had = source === undefined ? undefined : this.imageFiles.get(source);
-    if (had && had.image === image) return had.file;
+    if (had && had.image === image) return had;
     if (source !== undefined) this.forgetSource(source);
-    const file = writeImageFile(this.folder(), imageName(), image);
-    if (source !== undefined) this.imageFiles.set(source, { image, file });
-    return file;
+    const entry = { image, file: writeImageFile(this.folder(), imageName(), image), copies: new Set<Promise<void>>() };
+    if (source !== undefined) {
+      this.imageFiles.set(source, entry);
+      // a file that could not be written is not kept: the next copy writes it again
+      entry.file.catch(() => this.imageFiles.get(source) === entry && this.imageFiles.delete(source));
+    }
+    return entry;
   }
 
   private memory(image: Image): Db {
