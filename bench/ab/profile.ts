@@ -24,6 +24,7 @@ interface Profile {
 const dir = mkdtempSync(join(tmpdir(), "paysandbox-prof-"));
 const receiver = await startCountingReceiver();
 const sandbox = await startSandbox({ nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dir}`] });
+let payments = 0;
 try {
   const token = await merchantToken(sandbox.url);
   const r = await load({
@@ -36,13 +37,16 @@ try {
     duration: Number(process.env.SECONDS ?? 8),
     pid: sandbox.pid,
   });
+  payments = r.total;
   console.log(JSON.stringify(r), `webhooks received: ${await receiver.received()}`);
 } finally {
   await sandbox.stop();
   receiver.stop();
 }
 
-const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+// the main thread's (CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0), not a worker's
+const files = readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"));
+const file = files.find((f) => f.split(".")[4] === "0") ?? files[0];
 if (!file) throw new Error("no .cpuprofile written");
 const prof = JSON.parse(readFileSync(join(dir, file), "utf8")) as Profile;
 rmSync(dir, { recursive: true, force: true });
@@ -94,7 +98,10 @@ function table(title: string, key: (n: ProfileNode) => string | undefined, rows:
   }
   console.log(`\n== ${title}`);
   for (const [k, us] of [...sums].sort((a, b) => b[1] - a[1]).slice(0, rows)) {
-    console.log(`${((us / total) * 100).toFixed(1).padStart(5)}%  ${k}`);
+    // beside the share, µs a payment (the whole run's samples, the warm-up's included, over its payments)
+    console.log(
+      `${((us / total) * 100).toFixed(1).padStart(5)}% ${(us / Math.max(1, payments)).toFixed(1).padStart(7)} µs  ${k}`,
+    );
   }
 }
 

@@ -12,7 +12,7 @@ export function rssMb(pid: number): number {
 }
 
 /** CPU time (user + system) of a process so far in ms, from /proc (Linux); undefined elsewhere. */
-export function processCpuMs(pid: number): number | undefined {
+export function processCpuMs(pid: number | string): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks (100 Hz on Linux)
@@ -20,6 +20,11 @@ export function processCpuMs(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** CPU time (user + system) of a process's main thread so far in ms (/proc/<pid>/task/<pid>/stat); undefined elsewhere. */
+export function mainThreadCpuMs(pid: number): number | undefined {
+  return processCpuMs(`${pid}/task/${pid}`);
 }
 
 /** The most RSS a process has held so far (VmHWM) in whole MB; NaN once it is gone. */

@@ -16,6 +16,18 @@ import type { AppEnv } from "./env.js";
 
 const tooLarge = (limit = "1 MiB") => new SandboxError("PAYLOAD_TOO_LARGE", `Request body too large (limit ${limit})`);
 
+/**
+ * Each request's body text as this reader took it, for what reads it again after the route without
+ * a promise (the recording, src/recording/recorder.ts). Not in Hono's body cache: Hono converts
+ * between the cached forms by their keys, and would take a string there for a promise.
+ */
+const RECEIVED = new WeakMap<object, string>();
+
+/** The body text `readBody` read from the socket for this request (`c.req`); undefined when it read none (a GET, a binary body, another runtime). */
+export function receivedText(req: object): string | undefined {
+  return RECEIVED.get(req);
+}
+
 /** A body read as bytes, not text (a snapshot file, docs/snapshots.md), with its own limit. */
 export interface BinaryBody {
   type: string;
@@ -141,6 +153,7 @@ export function readBody(maxBytes: number, binary?: BinaryBody): MiddlewareHandl
     checkNesting(text, c.req.header("content-type"));
     // Hono types the cache as values but stores and awaits promises
     (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    RECEIVED.set(c.req, text);
     await next();
   };
 }

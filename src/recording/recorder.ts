@@ -26,6 +26,7 @@ import type { Db } from "../db/client.js";
 import { inBatch } from "../db/commit.js";
 import { lazy } from "../db/lazy.js";
 import { type RecordedCall, recordedCalls, webhookDeliveries } from "../db/schema/index.js";
+import { receivedText } from "../http/body.js";
 import type { AppEnv, Scoped } from "../http/env.js";
 import type { RecordedKind } from "../http/route-use.js";
 import type { Clock } from "../platform/clock.js";
@@ -163,10 +164,8 @@ export class Recorder {
 const JSON_TYPE = /\bjson\b/i;
 const FORM_TYPE = /application\/x-www-form-urlencoded/i;
 
-/** The request body as the recording keeps it (redacted JSON text), or nothing; `false` when it cannot be sent by a step. */
-async function bodyOf(req: { method: string; text(): Promise<string> }, type: string, kind: CallKind) {
-  if (req.method === "GET" || req.method === "HEAD") return undefined;
-  const text = await req.text();
+/** The request body (its text) as the recording keeps it (redacted JSON text), or nothing; `false` when it cannot be sent by a step. */
+function keptBody(text: string, type: string, kind: CallKind): string | undefined | false {
   if (text === "") return undefined;
   if (kind !== "request" && kind !== "advance") {
     return FORM_TYPE.test(type) ? JSON.stringify(redactForRecording(Object.fromEntries(new URLSearchParams(text)))) : false;
@@ -240,7 +239,11 @@ export function recordCalls(of: Scoped<{ recorder: Recorder; clock: Clock }>, ki
     // headers are built on first use, which the gateway's hot path otherwise avoids
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const header = (name: string) => (incoming ? (incoming.headers[name] as string | undefined) : c.req.header(name));
-    const body = await bodyOf(c.req, header("content-type") ?? "", kind);
+    const method = c.req.method;
+    // the text src/http/body.ts read from the socket, taken as it is (no promise, no second copy);
+    // Hono's body cache where that reader read none (another runtime)
+    const sent = method === "GET" || method === "HEAD" ? "" : (receivedText(c.req) ?? (await c.req.text()));
+    const body = keptBody(sent, header("content-type") ?? "", kind);
     if (body === false) return;
     // synchronous on Node (the kept string): no promise to wait for
     const text = jsonTextOf(c.res);
@@ -251,7 +254,7 @@ export function recordCalls(of: Scoped<{ recorder: Recorder; clock: Clock }>, ki
     recorder.record({
       kind,
       at,
-      method: c.req.method,
+      method,
       path: query < 0 ? c.req.path : `${c.req.path}${url.slice(query)}`,
       merchantKey: c.get("merchant")?.merchantKey ?? header("x-merchant-key"),
       body,
