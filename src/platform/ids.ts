@@ -53,7 +53,7 @@ export function timeOrderedIds(clock: Pick<Clock, "nowMs">): Ids {
   return {
     next: (kind) => {
       seq = (seq + 1) % SEQUENCE;
-      const s = alphabet.charAt(Math.floor(seq / 3844)) + alphabet.charAt(Math.floor(seq / 62) % 62) + alphabet.charAt(seq % 62);
+      const s = alphabet[Math.floor(seq / 3844)] + alphabet[Math.floor(seq / 62) % 62] + alphabet[seq % 62];
       return `${ID_PREFIXES[kind]}_${timePrefix(clock.nowMs())}${s}${random()}`;
     },
   };
