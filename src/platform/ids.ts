@@ -21,9 +21,7 @@ export interface Ids {
 
 /** In ASCII order, so the base-62 time prefix sorts as the time does. */
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const random = customAlphabet(alphabet, 9);
-/** 62^3: a generator's sequence runs through this many values and starts again. */
-const SEQUENCE = 62 ** 3;
+const random = customAlphabet(alphabet, 12);
 
 /** Real ms since 1970 in 8 base-62 digits (fixed width: good until the year 8888). */
 export function timePrefix(ms: number): string {
@@ -37,26 +35,14 @@ export function timePrefix(ms: number): string {
 }
 
 /**
- * Time-ordered random ids: `tx_` + 8 characters of the clock's time + 3 of the generator's sequence
- * + 9 random ones (53 bits: unguessable), 20 in all, URL-safe. New ids sort after older ones, so the
- * primary-key B-trees grow at their right edge instead of splitting pages at random
- * (docs/performance.md). The time comes from the sandbox's clock; it only orders storage and means
- * nothing to the API (a clock put back just starts a new run of ids elsewhere in the tree). The
- * sequence orders the ids of one instant: a clock advance charges every subscription due at a tick
- * at that one virtual instant, and with random characters right after the time a million charges
- * inserted their ids at random places of three indexes larger than the page cache (the
- * transactions' ids, the deliveries' ids and their transaction index). It starts at a random value
- * and wraps after 238,328 ids, which only starts another run within the instant.
+ * Time-ordered random ids: `tx_` + 8 characters of the clock's time + 12 random ones (71 bits:
+ * unguessable), 20 in all, URL-safe. New ids sort after older ones, so the primary-key B-trees
+ * grow at their right edge instead of splitting pages at random (docs/performance.md). The time comes from
+ * the sandbox's clock; it only orders storage and means nothing to the API (a
+ * clock put back just starts a new run of ids elsewhere in the tree).
  */
 export function timeOrderedIds(clock: Pick<Clock, "nowMs">): Ids {
-  let seq = Math.floor(Math.random() * SEQUENCE);
-  return {
-    next: (kind) => {
-      seq = (seq + 1) % SEQUENCE;
-      const s = alphabet[Math.floor(seq / 3844)] + alphabet[Math.floor(seq / 62) % 62] + alphabet[seq % 62];
-      return `${ID_PREFIXES[kind]}_${timePrefix(clock.nowMs())}${s}${random()}`;
-    },
-  };
+  return { next: (kind) => `${ID_PREFIXES[kind]}_${timePrefix(clock.nowMs())}${random()}` };
 }
 
 /** Counting ids for tests that want stable output: `tx_000001`, `tx_000002`, ... */
