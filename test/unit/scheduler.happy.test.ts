@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { subscriptions, transactions, webhookDeliveries } from "../../src/db/schema/index.js";
+import { SubscriptionsRepo } from "../../src/modules/subscriptions/subscriptions.repo.js";
 import { BUILTIN_MERCHANT } from "../../src/platform/fixtures.js";
 import { SubscriptionScheduler, tickAtOrAfter } from "../../src/scheduler/subscriptions.js";
 import { makeSandbox, T0, type TestSandbox } from "../helpers/harness.js";
@@ -127,6 +128,27 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
     // every batch may take the full limit: it reads a page at a time, so one stopped by the
     // deadline has read little it did not reach (docs/performance.md)
     expect(spy.mock.calls.map((c) => c[1])).toEqual([5, 5, 5, 5]);
+  });
+
+  it("a batch after one stopped at its deadline reads about as many due rows as that one charged, not a full page", () => {
+    const sched = new SubscriptionScheduler({ subscriptions: s.ctx.billing, clock: s.clock, batch: 50 });
+    const t = token();
+    for (let i = 0; i < 40; i++) subscribe(t);
+    s.clock.advanceTo(at("2026-02-15T00:00:00Z"));
+    const reads = vi.spyOn(SubscriptionsRepo.prototype, "dueRows");
+    const asked = () => reads.mock.calls.map((c) => c[2]);
+    const past = performance.now() - 1; // a slice already used up: one charge per run
+    expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
+    expect(asked()).toEqual([32]); // nothing known yet: a full page
+    reads.mockClear();
+    expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
+    expect(asked()).toEqual([1]); // the last batch charged one before its deadline
+    reads.mockClear();
+    // a slice with room: a first read of that size, then small ones while the slice lasts
+    expect(sched.run(s.clock.nowMs(), performance.now() + 60_000)).toEqual({ charges: 38 });
+    expect(asked().every((n) => n === 1)).toBe(true);
+    expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
+    reads.mockRestore();
   });
 
   it("a late run (the server was down) charges every missed date, in order, with its own chargeDate", () => {
