@@ -144,10 +144,16 @@ describe("the subscription scheduler (docs/subscriptions.md)", () => {
     expect(sched.run(s.clock.nowMs(), past)).toEqual({ charges: 1 });
     expect(asked()).toEqual([1]); // the last batch charged one before its deadline
     reads.mockClear();
-    // a slice with room: a first read of that size, then small ones while the slice lasts
+    // a slice with room: a first read of that size, then reads growing with what it charged
     expect(sched.run(s.clock.nowMs(), performance.now() + 60_000)).toEqual({ charges: 38 });
-    expect(asked().every((n) => n === 1)).toBe(true);
+    expect(asked().slice(0, 6)).toEqual([1, 1, 2, 4, 8, 16]);
+    expect(asked().length).toBeLessThan(12); // not 38 reads of one row
     expect(sched.nextDueAt()).toBe(at("2026-03-15T00:00:00Z"));
+    reads.mockClear();
+    // that batch ended with nothing left due, not at its deadline: the next starts from a whole page
+    s.clock.advanceTo(at("2026-03-15T00:00:00Z"));
+    expect(sched.run(s.clock.nowMs(), performance.now() + 60_000)).toEqual({ charges: 40 });
+    expect(asked()[0]).toBe(32);
     reads.mockRestore();
   });
 

@@ -102,9 +102,9 @@ export function chargeSubscription(
 export class SubscriptionBilling {
   private readonly repo: SubscriptionsRepo;
   /**
-   * How many rows the last batch that ended at its deadline handled: the next batch's first read asks
-   * for that many, and its later reads for a quarter of it, so a batch stopped by its deadline has read
-   * few rows it did not reach. A full page of 32 read for the ~8 charges a 5 ms slice holds was three
+   * How many rows the last batch handled when it ended at its deadline (a whole page when it did not):
+   * the next batch's first read asks for that many, its later reads for a quarter of it or as many as
+   * the batch has handled, so a batch stopped by its deadline has read few rows it did not reach. A full page of 32 read for the ~8 charges a 5 ms slice holds was three
    * quarters wasted: the due read was the largest cost of a long advance (docs/performance.md).
    */
   private fits = DUE_PAGE;
@@ -157,7 +157,8 @@ export class SubscriptionBilling {
         // a few rows at a time (keyset pages): a batch that ends at its deadline has read few it
         // did not reach, however many it was allowed, and reads none past it
         if (rows > 0 && performance.now() > deadline) return this.stopped(rows, charges);
-        const size = !bounded ? DUE_PAGE : reads === 0 ? this.fits : Math.ceil(this.fits / 4);
+        // later reads grow with what this batch has charged, so a slice with room soon reads whole pages
+        const size = !bounded ? DUE_PAGE : reads === 0 ? this.fits : Math.max(Math.ceil(this.fits / 4), rows);
         const want = Math.min(size, limit - rows);
         reads++;
         const page = this.repo.dueRows(status, now, want, after);
@@ -191,6 +192,8 @@ export class SubscriptionBilling {
         if (page.rows.length < want) break;
       }
     }
+    // not stopped by its deadline: the next batch starts from a whole page again
+    this.fits = DUE_PAGE;
     return { rows, charges, more: rows >= limit || skipped };
   }
 
