@@ -104,8 +104,9 @@ export class SubscriptionBilling {
   /**
    * How many rows the last batch handled when it ended at its deadline (a whole page when it did not):
    * the next batch's first read asks for that many, its later reads for a quarter of it or as many as
-   * the batch has handled, so a batch stopped by its deadline has read few rows it did not reach. A full page of 32 read for the ~8 charges a 5 ms slice holds was three
-   * quarters wasted: the due read was the largest cost of a long advance (docs/performance.md).
+   * the batch has handled, so a batch stopped by its deadline has read few rows it did not reach. A
+   * full page of 32 read for the ~8 charges a 5 ms slice holds was three quarters wasted: the due read
+   * was the largest cost of a long advance (docs/performance.md "A long advance: what grows with it").
    */
   private fits = DUE_PAGE;
 
